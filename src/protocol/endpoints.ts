@@ -1,0 +1,31 @@
+// The endpoint catalog: path, what the request may carry, and how it may be retried. The
+// client sends only declared fields; the sandbox rebuilds the string to sign from them.
+import type {z} from 'zod'
+import {closeFields, payFields, pingFields, queryPayFields, syncPayFields} from './schemas.js'
+
+export interface Endpoint {
+  path: string
+  /** `create` calls are never resent with a new reqId; `read` calls may be. */
+  kind: 'create' | 'read' | 'action'
+  fields: z.ZodObject
+  /** Defaults the server fills before rebuilding the string, so the client must send them. */
+  defaults?: Record<string, unknown>
+}
+
+export const endpoints = {
+  pay: {path: '/unipay/pay', kind: 'create', fields: payFields},
+  close: {path: '/unipay/close', kind: 'action', fields: closeFields, defaults: {useCancel: false}},
+  syncPay: {path: '/unipay/sync/order/pay', kind: 'read', fields: syncPayFields},
+  queryPay: {path: '/unipay/query/pay-order', kind: 'read', fields: queryPayFields},
+  ping: {path: '/unipay/ping', kind: 'read', fields: pingFields},
+} satisfies Record<string, Endpoint>
+
+export type EndpointName = keyof typeof endpoints
+
+export function endpointByPath(path: string): Endpoint | undefined {
+  return Object.values(endpoints).find((endpoint) => endpoint.path === path)
+}
+
+export function declaredFields(endpoint: Endpoint): string[] {
+  return Object.keys(endpoint.fields.shape)
+}

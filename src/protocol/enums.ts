@@ -1,0 +1,40 @@
+// Enumerations of the spec, with brand-neutral wallet names.
+export const PAY_STATUS = ['wait', 'progress', 'success', 'close', 'cancel', 'fail', 'timeout'] as const
+export type PayStatus = (typeof PAY_STATUS)[number]
+
+export const PAY_REFUND_STATUS = ['no_refund', 'refunding', 'partial_refund', 'refunded'] as const
+export const PAY_BODY_TYPES = ['link', 'jsapi', 'from', 'identifier', 'qr_code', 'json'] as const
+export type PayBodyType = (typeof PAY_BODY_TYPES)[number]
+
+export const PAY_METHODS = [
+  'walletA_qr', 'walletA_jsapi', 'walletA_mini', 'walletA_h5', 'walletA_app', 'walletA_barcode', 'walletA_cashier',
+  'walletB_qr', 'walletB_jsapi', 'walletB_pc', 'walletB_h5', 'walletB_app', 'walletB_barcode',
+  'walletC_qr', 'walletC_jsapi', 'walletC_h5', 'walletC_barcode',
+  'walletD_qr', 'walletD_jsapi', 'walletD_h5', 'walletD_app',
+  'aggregate_pay_qrcode',
+  'cardA_card_gateway', 'cardA_card_present', 'cardB_card_gateway', 'cardB_card_present',
+] as const
+export type PayMethod = (typeof PAY_METHODS)[number]
+
+/** Words shown beside a status, including the fund-status words a real deployment may send. */
+export const STATUS_WORDS: Record<string, string> = {
+  wait: 'waiting for a channel',
+  init: 'waiting for a channel',
+  progress: 'waiting for the payer',
+  processing: 'in progress',
+  success: 'paid',
+  close: 'closed',
+  cancel: 'cancelled',
+  fail: 'failed',
+  timeout: 'expired unpaid',
+}
+
+/** Barcode prefixes (protocol-notes section 4): the first two digits pick the wallet. */
+export function walletFromBarcode(authCode: string): 'walletA' | 'walletB' | 'walletC' | undefined {
+  const prefix = Number(authCode.slice(0, 2))
+  if (!/^\d{2}/.test(authCode)) return undefined
+  if (prefix >= 10 && prefix <= 15) return 'walletA'
+  if (prefix >= 25 && prefix <= 30) return 'walletB'
+  if (prefix === 62) return 'walletC'
+  return undefined
+}

@@ -1,0 +1,42 @@
+// Reading platform answers from their raw text: a SignedResult is believed only when its
+// `sign` verifies over the canonical string of exactly the bytes received.
+import type {KeyObject} from 'node:crypto'
+import {canonicalString} from './canonical.js'
+import {type JsonObject, parseJsonObject} from './json.js'
+import {verifyString} from './signature.js'
+
+export interface ReadEnvelope {
+  body: JsonObject
+  canonical: string
+  signature?: string
+  /** true: verified; false: a sign that does not verify; undefined: no sign at all. */
+  verified?: boolean
+}
+
+export function readEnvelope(raw: string, platformKey: KeyObject | undefined): ReadEnvelope {
+  const body = parseJsonObject(raw)
+  const canonical = canonicalString(body)
+  const signature = typeof body.sign === 'string' && body.sign !== '' ? body.sign : undefined
+  if (!signature) return {body, canonical}
+  return {body, canonical, signature, verified: platformKey ? verifyString(canonical, signature, platformKey) : undefined}
+}
+
+/** The `code` of a SignedResult or Result, as a number (NaN when absent). */
+export function resultCode(body: JsonObject): number {
+  const code = body.code
+  if (code === undefined || code === null) return Number.NaN
+  return Number(typeof code === 'object' && 'value' in code ? (code as {value: string}).value : code)
+}
+
+/** The message of either envelope: `msg` (SignedResult) or `message` (Result). */
+export function resultMessage(body: JsonObject): string {
+  const value = body.msg ?? body.message
+  return typeof value === 'string' ? value : ''
+}
+
+/** The sandbox (and the real platform) put their own string to sign in the 20052 message. */
+export function serverStringFromMessage(message: string): string | undefined {
+  const marker = 'string to sign: '
+  const at = message.indexOf(marker)
+  return at === -1 ? undefined : message.slice(at + marker.length)
+}

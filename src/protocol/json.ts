@@ -1,0 +1,59 @@
+// JSON that keeps number literals exactly as written: 19-digit ids and decimals such as 12.50
+// must reach the canonical string untouched, so responses are never verified after a
+// re-serialisation through JS numbers.
+import {isLosslessNumber, LosslessNumber, parse, stringify} from 'lossless-json'
+
+export {isLosslessNumber, LosslessNumber}
+
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | LosslessNumber
+  | JsonValue[]
+  | {[key: string]: JsonValue}
+
+export type JsonObject = {[key: string]: JsonValue}
+
+export class JsonSyntaxError extends Error {}
+
+/** Parses JSON text keeping every number as its literal (LosslessNumber). */
+export function parseJson(text: string): JsonValue {
+  try {
+    return parse(text) as JsonValue
+  } catch (error) {
+    throw new JsonSyntaxError((error as Error).message)
+  }
+}
+
+export function parseJsonObject(text: string): JsonObject {
+  const value = parseJson(text)
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || isLosslessNumber(value)) {
+    throw new JsonSyntaxError('expected a JSON object')
+  }
+  return value as JsonObject
+}
+
+/** Serialises values that may hold LosslessNumbers, numbers printed exactly as parsed. */
+export function stringifyJson(value: unknown, indent?: number): string {
+  return stringify(value, undefined, indent) ?? 'null'
+}
+
+/**
+ * Converts LosslessNumbers to plain numbers where that is exact, and to their literal string
+ * otherwise, for validation and display.
+ */
+export function toPlain(value: unknown): unknown {
+  if (isLosslessNumber(value)) {
+    const n = Number(value.value)
+    return Number.isSafeInteger(n) || (!Number.isInteger(n) && String(n) === value.value) ? n : value.value
+  }
+  if (Array.isArray(value)) return value.map((item) => toPlain(item))
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) out[key] = toPlain(item)
+    return out
+  }
+  return value
+}

@@ -1,0 +1,153 @@
+// Field rules of the spec (lengths, limits, one-of rules), shared by the client, which checks
+// before sending, and the sandbox, which answers 10506 naming the field.
+import {z} from 'zod'
+import {walletFromBarcode, PAY_METHODS} from './enums.js'
+import {MAX_PAY_CENTS} from './money.js'
+import {parseGmt8} from './time.js'
+
+const requiredOr = (what: string) => (issue: {input?: unknown}) =>
+  issue.input === undefined || issue.input === null ? 'is required' : `must be ${what}`
+
+export const text = (max: number) =>
+  z.string({error: requiredOr('a string')}).max(max, `must be at most ${max} characters`)
+const integer = (min: number, max: number) =>
+  z
+    .number({error: requiredOr('a number')})
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`)
+const gmt8Time = z
+  .string({error: requiredOr('a time')})
+  .refine((value) => parseGmt8(value) !== undefined, 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)')
+const httpUrl = (max: number) =>
+  text(max).refine((value) => /^https?:\/\/[^\s]+$/.test(value), 'must be an http(s) URL')
+const jsonText = (max: number) =>
+  text(max).refine((value) => {
+    try {
+      JSON.parse(value)
+      return true
+    } catch {
+      return false
+    }
+  }, 'must be JSON text')
+
+/** Common parameters of every /unipay/* request, `sign` apart. */
+export const commonFields = {
+  mchNo: text(32).min(1, 'is required'),
+  appId: text(32).optional(),
+  channelMchNo: text(32).optional(),
+  reqId: text(64).min(1, 'is required'),
+  nonceStr: text(32).optional(),
+  reqTime: gmt8Time,
+  clientIp: text(64).optional(),
+}
+
+export const goodsDetailItem = z.object({
+  goodsId: text(32),
+  goodsName: text(256),
+  quantity: integer(1, 99_999_999),
+  unitPrice: integer(0, MAX_PAY_CENTS),
+  category: text(32).optional(),
+  description: text(1000).optional(),
+  showUrl: text(400).optional(),
+})
+
+export const terminalInfo = z.object({
+  terminalNo: text(32).optional(),
+  storeNo: text(64).optional(),
+  operatorId: text(32).optional(),
+  deviceName: text(64).optional(),
+  deviceIp: text(64).optional(),
+  longitude: z.number().optional(),
+  latitude: z.number().optional(),
+})
+
+/** At least one of the named fields must be present; the first one present wins. */
+function oneOf(fields: string[]) {
+  return (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    if (fields.some((field) => value[field] !== undefined && value[field] !== '')) return
+    ctx.addIssue({code: 'custom', path: [fields[0]], message: `one of ${fields.join(' / ')} is required`})
+  }
+}
+
+export const payFields = z
+  .object({
+    ...commonFields,
+    bizOrderNo: text(100).min(1, 'is required'),
+    title: text(100).min(1, 'is required'),
+    description: text(50).optional(),
+    amount: integer(1, MAX_PAY_CENTS),
+    currency: text(8).regex(/^[a-z]{3}$/, 'must be a 3-letter lower-case ISO 4217 code').optional(),
+    product: text(32).optional(),
+    method: z.enum(PAY_METHODS, {error: 'must be a PayMethodEnum value'}).optional(),
+    capability: text(32).optional(),
+    openId: text(128).optional(),
+    channelAppId: text(128).optional(),
+    authCode: text(128).optional(),
+    limitPay: z.array(text(32)).max(10, 'must have at most 10 values').optional(),
+    extraParam: jsonText(2048).optional(),
+    goodsDetail: z.array(goodsDetailItem).max(50, 'must have at most 50 items').optional(),
+    notifyUrl: httpUrl(200).optional(),
+    returnUrl: httpUrl(200).optional(),
+    attach: text(500).optional(),
+    expiredTime: gmt8Time.optional(),
+    terminal: terminalInfo.optional(),
+    allocation: z.boolean().optional(),
+  })
+  .superRefine((value, ctx) => {
+    const method = value.method
+    if ((method === 'walletA_jsapi' || method === 'walletA_mini') && !value.openId) {
+      ctx.addIssue({code: 'custom', path: ['openId'], message: `is required for ${method}`})
+    }
+    if (method?.endsWith('_barcode') && !value.authCode) {
+      ctx.addIssue({code: 'custom', path: ['authCode'], message: `is required for ${method}`})
+    }
+    if (value.authCode && (!method || method.endsWith('_barcode'))) {
+      const wallet = walletFromBarcode(value.authCode)
+      if (!wallet) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['authCode'],
+          message: 'must start with a known barcode prefix (10-15 walletA, 25-30 walletB, 62 walletC)',
+        })
+      } else if (method && !method.startsWith(wallet)) {
+        ctx.addIssue({code: 'custom', path: ['method'], message: `contradicts the barcode, which is a ${wallet} code`})
+      }
+    }
+  })
+
+export const closeFields = z
+  .object({...commonFields, orderNo: text(100).optional(), bizOrderNo: text(100).optional(), useCancel: z.boolean()})
+  .superRefine(oneOf(['orderNo', 'bizOrderNo']))
+
+export const syncPayFields = z
+  .object({
+    ...commonFields,
+    orderNo: text(100).optional(),
+    bizOrderNo: text(100).optional(),
+    outOrderNo: text(100).optional(),
+  })
+  .superRefine(oneOf(['orderNo', 'bizOrderNo', 'outOrderNo']))
+
+export const queryPayFields = z
+  .object({...commonFields, orderNo: text(100).optional(), bizOrderNo: text(100).optional()})
+  .superRefine(oneOf(['orderNo', 'bizOrderNo']))
+
+export const pingFields = z.object({...commonFields})
+
+export type PayRequest = z.infer<typeof payFields>
+
+export interface FieldProblem {
+  field: string
+  message: string
+}
+
+/** Validates a body; problems name the field path the way the spec writes it. */
+export function checkFields(schema: z.ZodType, body: unknown): FieldProblem[] {
+  const result = schema.safeParse(body)
+  if (result.success) return []
+  return result.error.issues.map((issue) => ({
+    field: issue.path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index ? `.${String(part)}` : String(part))).join(''),
+    message: issue.message,
+  }))
+}

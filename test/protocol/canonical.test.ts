@@ -1,0 +1,104 @@
+import {generateKeyPairSync} from 'node:crypto'
+import {describe, expect, it} from 'vitest'
+import {canonicalString, flattenToStrings, formatNumber} from '../../src/protocol/canonical.js'
+import {parseJsonObject, stringifyJson} from '../../src/protocol/json.js'
+import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
+import {centsToYuan, yuanToCents} from '../../src/protocol/money.js'
+import {signString, verifyString} from '../../src/protocol/signature.js'
+import {formatGmt8, parseGmt8} from '../../src/protocol/time.js'
+
+describe('formatNumber', () => {
+  it.each([
+    ['1.50', '1.5'],
+    ['100.0', '100'],
+    ['12.50', '12.5'],
+    ['0.10', '0.1'],
+    ['1e3', '1000'],
+    ['1.5E-7', '0.00000015'],
+    ['-0.0', '0'],
+    ['-2.500', '-2.5'],
+    ['1990000000000000001', '1990000000000000001'],
+    ['0', '0'],
+  ])('%s -> %s', (literal, expected) => expect(formatNumber(literal)).toBe(expected))
+})
+
+describe('canonicalString', () => {
+  it('keeps 19-digit integers and decimal literals exact from raw text', () => {
+    const body = parseJsonObject('{"b":1990000000000000001,"a":12.50,"sign":"x","SIGN":"y"}')
+    expect(canonicalString(body)).toBe('a=12.5&b=1990000000000000001')
+    expect(stringifyJson(body)).toContain('1990000000000000001')
+  })
+
+  it('sorts whole keys by code unit, so [10] comes before [2] and upper case before lower', () => {
+    const items = Array.from({length: 11}, (_, i) => ({id: i}))
+    const text = canonicalString({items, Z: 1, a: 2})
+    expect(text.indexOf('items[10].id')).toBeLessThan(text.indexOf('items[2].id'))
+    expect(text.startsWith('Z=1&a=2')).toBe(true)
+  })
+
+  it('drops only the top-level sign, keeps nested sign keys and empty strings, skips null and empties', () => {
+    expect(canonicalString({data: {sign: 's'}, e: '', n: null, arr: [], obj: {}, t: true, f: false})).toBe(
+      'data.sign=s&e=&f=false&t=true',
+    )
+  })
+
+  it('never trims, escapes or encodes values', () => {
+    expect(canonicalString({u: ' a&b=c ', z: '中文'})).toBe('u= a&b=c &z=中文')
+  })
+
+  it('flattens callback data into strings', () => {
+    expect(flattenToStrings({details: [{amount: 1}], ok: true, n: null})).toEqual({'details[0].amount': '1', ok: 'true'})
+  })
+})
+
+describe('keys', () => {
+  const {privateKey, publicKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
+  const pkcs8Pem = privateKey.export({format: 'pem', type: 'pkcs8'}).toString()
+  const pkcs1Pem = privateKey.export({format: 'pem', type: 'pkcs1'}).toString()
+  const pkcs8Der = privateKey.export({format: 'der', type: 'pkcs8'}).toString('base64')
+  const pkcs1Der = privateKey.export({format: 'der', type: 'pkcs1'}).toString('base64')
+  const spkiPem = publicKey.export({format: 'pem', type: 'spki'}).toString()
+  const spkiDer = publicKey.export({format: 'der', type: 'spki'}).toString('base64')
+  const pkcs1PublicDer = publicKey.export({format: 'der', type: 'pkcs1'}).toString('base64')
+
+  it.each([
+    ['PKCS#8 PEM', pkcs8Pem],
+    ['PKCS#1 PEM', pkcs1Pem],
+    ['PKCS#8 Base64 with line breaks', pkcs8Der.replace(/(.{64})/g, '$1\n')],
+    ['PKCS#1 Base64', pkcs1Der],
+  ])('loads a private key from %s', (_name, text) => {
+    const signature = signString('a=1', loadPrivateKey(text))
+    expect(verifyString('a=1', signature, publicKey)).toBe(true)
+  })
+
+  it.each([
+    ['SPKI PEM', spkiPem],
+    ['SPKI Base64', spkiDer],
+    ['PKCS#1 Base64', pkcs1PublicDer],
+  ])('loads a public key from %s', (_name, text) => {
+    expect(verifyString('a=1', signString('a=1', privateKey), loadPublicKey(text))).toBe(true)
+  })
+
+  it('rejects garbage without echoing it', () => {
+    expect(() => loadPrivateKey('not a key SECRET')).toThrow(/^not an RSA private key/)
+    expect(() => loadPrivateKey('not a key SECRET')).not.toThrow(/SECRET/)
+  })
+})
+
+describe('money and time', () => {
+  it('converts yuan and cents exactly', () => {
+    expect(yuanToCents('0.1')).toBe(10)
+    expect(yuanToCents('19.99')).toBe(1999)
+    expect(yuanToCents('99999999.99')).toBe(9999999999)
+    expect(centsToYuan(1999)).toBe('19.99')
+    expect(centsToYuan(5)).toBe('0.05')
+    for (const bad of ['1.999', '-1', '1e2', '', 'abc', '.5']) expect(() => yuanToCents(bad)).toThrow()
+  })
+
+  it('formats GMT+8 whatever the machine time zone', () => {
+    expect(formatGmt8(new Date('2025-11-22T02:30:00Z'))).toBe('2025-11-22 10:30:00')
+    expect(formatGmt8(new Date('2025-12-31T16:00:00Z'))).toBe('2026-01-01 00:00:00')
+    expect(parseGmt8('2025-11-22 10:30:00')?.toISOString()).toBe('2025-11-22T02:30:00.000Z')
+    expect(parseGmt8('2025-02-30 10:00:00')).toBeUndefined()
+  })
+})
