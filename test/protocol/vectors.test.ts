@@ -7,7 +7,18 @@ import {parseJsonObject} from '../../src/protocol/json.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {signString, verifyString} from '../../src/protocol/signature.js'
 
-const vectors = JSON.parse(readFileSync(new URL('../fixtures/unipay-sign.json', import.meta.url), 'utf8'))
+interface Vector {
+  name: string
+  requestBody: string
+  rawBody: string
+  canonicalString: string
+  signature: string
+}
+const vectors: {
+  keys: Record<'merchant' | 'platform', {privateKeyPkcs8Pem: string; publicKeySpkiPem: string}>
+  requestVectors: Vector[]
+  responseVectors: Vector[]
+} = JSON.parse(readFileSync(new URL('../fixtures/unipay-sign.json', import.meta.url), 'utf8'))
 const merchantPrivate = loadPrivateKey(vectors.keys.merchant.privateKeyPkcs8Pem)
 const merchantPublic = loadPublicKey(vectors.keys.merchant.publicKeySpkiPem)
 const platformPrivate = loadPrivateKey(vectors.keys.platform.privateKeyPkcs8Pem)
@@ -29,7 +40,7 @@ function oracleVerify(text: string, signature: string, pem: string): boolean {
 }
 
 describe('request vectors', () => {
-  it.each(vectors.requestVectors.map((v: {name: string}) => [v.name, v]))('%s', (_name, vector) => {
+  it.each(vectors.requestVectors.map((v): [string, Vector] => [v.name, v]))('%s', (_name, vector) => {
     const body = parseJsonObject(vector.requestBody)
     expect(canonicalString(body)).toBe(vector.canonicalString)
     expect(signString(vector.canonicalString, merchantPrivate)).toBe(vector.signature)
@@ -40,14 +51,14 @@ describe('request vectors', () => {
   })
 
   it('signs the same string from the parameters as given (JS values, not parsed text)', () => {
-    const vector = vectors.requestVectors.find((v: {name: string}) => v.name === 'pay-goods-terminal')
+    const vector = vectors.requestVectors.find((v) => v.name === 'pay-goods-terminal') as Vector & {paramsAsGiven: Record<string, unknown>}
     const body = {...vector.paramsAsGiven, mchNo: 'M1700000001', appId: 'A1700000001'}
     expect(canonicalString(body)).toBe(vector.canonicalString)
   })
 })
 
 describe('response vectors', () => {
-  it.each(vectors.responseVectors.map((v: {name: string}) => [v.name, v]))('%s', (_name, vector) => {
+  it.each(vectors.responseVectors.map((v): [string, Vector] => [v.name, v]))('%s', (_name, vector) => {
     const read = readEnvelope(vector.rawBody, platformPublic)
     expect(read.canonical).toBe(vector.canonicalString)
     expect(read.verified).toBe(true)

@@ -1,0 +1,225 @@
+// The sandbox platform as a request handler (no listening here): route from the endpoint
+// catalog, parse the raw body, check common fields, merchant, signature over the declared
+// fields, replay, field rules; then the domain; every answer a signed SignedResult.
+import {randomUUID, type KeyObject} from 'node:crypto'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import {canonicalString} from '../protocol/canonical.js'
+import {PAY_METHODS} from '../protocol/enums.js'
+import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
+import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
+import {loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
+import {checkFields, type PayRequest} from '../protocol/schemas.js'
+import {signString, verifyString} from '../protocol/signature.js'
+import {formatGmt8} from '../protocol/time.js'
+import {PlatformFailure, fail} from './errors.js'
+import {Notifier} from './notifier.js'
+import {PayService, payOrderResult, payResult} from './pay.js'
+import {ReplayGuard} from './replay.js'
+import type {Store} from './store.js'
+
+export interface Merchant {
+  mchNo: string
+  appIds: string[]
+  defaultAppId: string
+  publicKeyPem: string
+}
+
+export interface SandboxOptions {
+  store: Store
+  platformPrivateKeyPem: string
+  now?: () => Date
+  timeScale?: number
+  /** Replay and reqTime checks (on by default, as on the platform). */
+  replayChecks?: boolean
+  publicUrl: () => string
+}
+
+interface CallContext {
+  body: Record<string, unknown>
+  merchant: Merchant
+  appId: string
+}
+
+type Handler = (call: CallContext) => unknown
+
+const MAX_BODY_BYTES = 1024 * 1024
+
+export function createSandboxApp(options: SandboxOptions) {
+  const now = options.now ?? (() => new Date())
+  const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
+  const {store} = options
+  const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now})
+  const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
+  const replay = new ReplayGuard(now)
+  const merchantKeys = new Map<string, KeyObject>()
+
+  const routes = new Map<string, {endpoint: Endpoint; handle: Handler}>([
+    [endpoints.pay.path, {endpoint: endpoints.pay, handle: ({body}) => payResult(pay.create(body as PayRequest))}],
+    [
+      endpoints.close.path,
+      {
+        endpoint: endpoints.close,
+        handle: ({body, merchant}) => {
+          pay.close(merchant.mchNo, body, body.useCancel === true)
+          return null
+        },
+      },
+    ],
+    [
+      endpoints.syncPay.path,
+      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => ({orderStatus: pay.find(merchant.mchNo, body).status, adjust: false})},
+    ],
+    [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(pay.find(merchant.mchNo, body))}],
+    [
+      endpoints.ping.path,
+      {
+        endpoint: endpoints.ping,
+        handle: ({body, merchant, appId}) => ({
+          mchNo: merchant.mchNo,
+          appId,
+          appFromDefault: !body.appId,
+          serverSignStr: signedString(endpoints.ping, body as JsonObject),
+        }),
+      },
+    ],
+  ])
+
+  function merchantKey(merchant: Merchant): KeyObject {
+    let key = merchantKeys.get(merchant.mchNo)
+    if (!key) merchantKeys.set(merchant.mchNo, (key = loadPublicKey(merchant.publicKeyPem)))
+    return key
+  }
+
+  /** The string the platform rebuilds: declared fields only, after filling defaults. */
+  function signedString(endpoint: Endpoint, raw: JsonObject): string {
+    const declared: Record<string, unknown> = {...endpoint.defaults}
+    for (const field of declaredFields(endpoint)) if (raw[field] !== undefined) declared[field] = raw[field]
+    return canonicalString(declared)
+  }
+
+  function signedAnswer(code: number, msg: string, data: unknown, reqId: string): string {
+    const body: Record<string, unknown> = {code, msg, data: data ?? null, resTime: formatGmt8(now()), reqId, traceId: randomUUID()}
+    body.sign = signString(canonicalString(body), platformKey)
+    return JSON.stringify(body)
+  }
+
+  function call(path: string, rawText: string): string {
+    const route = routes.get(path)!
+    let reqId = ''
+    try {
+      let raw: JsonObject
+      try {
+        raw = parseJsonObject(rawText)
+      } catch (error) {
+        return signedAnswer(10505, `request body is not JSON: ${(error as JsonSyntaxError).message}`, null, '')
+      }
+      if (typeof raw.reqId === 'string') reqId = raw.reqId
+      for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
+        if (typeof raw[field] !== 'string' || raw[field] === '') fail(10506, `${field}: is required`)
+      }
+      const merchant = store.get<Merchant>('merchants', raw.mchNo as string)
+      if (!merchant) return fail(20023, `merchant ${raw.mchNo as string} is unknown or disabled`)
+      const appId = typeof raw.appId === 'string' && raw.appId !== '' ? raw.appId : merchant.defaultAppId
+      if (!merchant.appIds.includes(appId)) fail(20023, `app ${appId} is not configured for merchant ${merchant.mchNo}`)
+      const serverString = signedString(route.endpoint, raw)
+      if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
+        fail(20052, `signature verification failed; server string to sign: ${serverString}`)
+      }
+      if (options.replayChecks !== false) {
+        replay.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
+      }
+      const plain = toPlain({...route.endpoint.defaults, ...raw}) as Record<string, unknown>
+      delete plain.sign
+      if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
+        fail(20012, `method ${plain.method} is unknown`)
+      }
+      const problems = checkFields(route.endpoint.fields, plain)
+      if (problems.length > 0) fail(10506, problems.map((p) => `${p.field}: ${p.message}`).join('; '))
+      const data = route.handle({body: plain, merchant, appId})
+      return signedAnswer(0, 'success', data, reqId)
+    } catch (error) {
+      if (error instanceof PlatformFailure) return signedAnswer(error.code, error.message, null, reqId)
+      throw error
+    }
+  }
+
+  function control(method: string, path: string, rawText: string): {status: number; body: unknown} {
+    if (method === 'POST' && path === '/_sandbox/pay') {
+      const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string}
+      if (!input.order) return {status: 400, body: {error: 'order is required'}}
+      return {status: 200, body: payOrderResult(pay.payerPays(input.order, input.outcome ?? 'success', input.wallet))}
+    }
+    if (method === 'GET' && path === '/_sandbox/notifications') {
+      return {status: 200, body: store.values('notifications')}
+    }
+    return {status: 404, body: {error: `no control endpoint ${method} ${path}`}}
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox')
+    const send = (status: number, body: string, type = 'application/json; charset=utf-8') => {
+      res.writeHead(status, {'content-type': type, 'content-length': Buffer.byteLength(body)})
+      res.end(body)
+    }
+    try {
+      if (req.method === 'GET' && url.pathname === '/unipay/callback/ping') {
+        return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
+      }
+      const rawText = await readBody(req)
+      if (url.pathname.startsWith('/_sandbox/')) {
+        const answer = control(req.method ?? 'GET', url.pathname, rawText)
+        return send(answer.status, JSON.stringify(answer.body))
+      }
+      if (req.method !== 'POST' || !routes.has(url.pathname)) {
+        return send(404, JSON.stringify({code: 10404, message: `no route ${req.method} ${url.pathname}`, data: null}))
+      }
+      send(200, call(url.pathname, rawText))
+    } catch (error) {
+      if (error instanceof PlatformFailure) {
+        return send(200, JSON.stringify({code: error.code, message: error.message, data: null}))
+      }
+      if (error instanceof BodyTooLarge) return send(413, JSON.stringify({code: 10505, message: error.message, data: null}))
+      send(500, JSON.stringify({code: 1, message: `sandbox error: ${(error as Error).message}`, data: null}))
+    }
+  }
+
+  function registerMerchant(merchant: Merchant): void {
+    store.put('merchants', merchant.mchNo, merchant)
+    merchantKeys.delete(merchant.mchNo)
+  }
+
+  return {
+    handle,
+    registerMerchant,
+    start() {
+      notifier.start()
+      pay.startExpiry()
+    },
+    stop() {
+      notifier.stop()
+      pay.stop()
+    },
+  }
+}
+
+export type SandboxApp = ReturnType<typeof createSandboxApp>
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge(`request body over ${MAX_BODY_BYTES} bytes`))
+        req.destroy()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}

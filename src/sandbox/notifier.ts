@@ -1,0 +1,158 @@
+// Callback delivery (protocol-notes section 5): signed `system` envelopes POSTed to notifyUrl,
+// acknowledged by 2xx and a body of SUCCESS, retried on the schedule, every attempt kept on disk
+// so that a restart resumes where it stopped.
+import {randomUUID} from 'node:crypto'
+import type {KeyObject} from 'node:crypto'
+import {canonicalString, flattenToStrings} from '../protocol/canonical.js'
+import {signString} from '../protocol/signature.js'
+import {formatGmt8} from '../protocol/time.js'
+import type {Store} from './store.js'
+
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+export const RETRY_DELAYS_MS = [
+  15 * SECOND, 15 * SECOND, 30 * SECOND, 3 * MINUTE, 10 * MINUTE, 20 * MINUTE, 30 * MINUTE, 30 * MINUTE,
+  30 * MINUTE, 60 * MINUTE, 3 * HOUR, 3 * HOUR, 3 * HOUR, 6 * HOUR, 6 * HOUR, 6 * HOUR,
+]
+const ATTEMPT_TIMEOUT_MS = 15 * SECOND
+const MAX_IN_FLIGHT = 16
+
+export interface Attempt {
+  at: string
+  httpStatus?: number
+  bodyExcerpt?: string
+  error?: string
+  acknowledged: boolean
+}
+
+export interface Notification {
+  id: string
+  event: string
+  url: string
+  body: string
+  createdAt: string
+  attempts: Attempt[]
+  /** Epoch ms of the next attempt; undefined once delivered or given up. */
+  nextAttemptAt?: number
+  state: 'pending' | 'delivered' | 'given_up'
+}
+
+export interface NotifierOptions {
+  store: Store
+  platformKey: KeyObject
+  /** Divides every wait (retries, timeouts) so that tests can run the schedule quickly. */
+  timeScale: number
+  now: () => Date
+}
+
+export class Notifier {
+  private timer: NodeJS.Timeout | undefined
+  private inFlight = 0
+  private readonly running = new Set<string>()
+  private readonly pending = new Set<string>()
+  private stopped = false
+
+  constructor(private readonly options: NotifierOptions) {}
+
+  start(): void {
+    for (const notification of this.options.store.values<Notification>('notifications')) {
+      if (notification.state === 'pending') this.pending.add(notification.id)
+    }
+    this.schedule()
+  }
+
+  stop(): void {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+  }
+
+  /** Records a notification (before the triggering answer goes out) and sends it soon. */
+  emit(input: {event: string; url: string; mchNo: string; appId?: string; data: Record<string, unknown>}): Notification {
+    const {store, platformKey, now} = this.options
+    const id = randomUUID()
+    const envelope: Record<string, unknown> = {
+      code: 0,
+      msg: 'success',
+      data: flattenToStrings(input.data),
+      resTime: formatGmt8(now()),
+      reqId: `N${id.replaceAll('-', '')}`,
+      event: input.event,
+      eventId: id,
+      protocol: 'system',
+      mchNo: input.mchNo,
+      appId: input.appId,
+    }
+    envelope.sign = signString(canonicalString(envelope), platformKey)
+    const notification: Notification = {
+      id,
+      event: input.event,
+      url: input.url,
+      body: JSON.stringify(envelope),
+      createdAt: now().toISOString(),
+      attempts: [],
+      nextAttemptAt: now().getTime(),
+      state: 'pending',
+    }
+    store.put('notifications', id, notification)
+    this.pending.add(id)
+    setImmediate(() => this.schedule())
+    return notification
+  }
+
+  private schedule(): void {
+    if (this.stopped) return
+    if (this.timer) clearTimeout(this.timer)
+    const nowMs = this.options.now().getTime()
+    let earliest = Number.POSITIVE_INFINITY
+    for (const id of this.pending) {
+      const notification = this.options.store.get<Notification>('notifications', id)
+      if (!notification || notification.nextAttemptAt === undefined || this.running.has(id)) continue
+      if (notification.nextAttemptAt <= nowMs && this.inFlight < MAX_IN_FLIGHT) {
+        void this.attempt(notification)
+      } else {
+        earliest = Math.min(earliest, notification.nextAttemptAt)
+      }
+    }
+    if (earliest !== Number.POSITIVE_INFINITY) {
+      const wait = Math.max(10, Math.min(2 ** 31 - 1, earliest - nowMs))
+      this.timer = setTimeout(() => this.schedule(), wait)
+      this.timer.unref()
+    }
+  }
+
+  private async attempt(notification: Notification): Promise<void> {
+    const {store, timeScale, now} = this.options
+    this.running.add(notification.id)
+    this.inFlight++
+    const attempt: Attempt = {at: now().toISOString(), acknowledged: false}
+    try {
+      const response = await fetch(notification.url, {
+        method: 'POST',
+        headers: {'content-type': 'application/json; charset=utf-8'},
+        body: notification.body,
+        signal: AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale)),
+      })
+      const text = await response.text()
+      attempt.httpStatus = response.status
+      attempt.bodyExcerpt = text.slice(0, 200)
+      attempt.acknowledged = response.ok && text.trim().toUpperCase() === 'SUCCESS'
+    } catch (error) {
+      attempt.error = (error as Error).message
+    }
+    this.inFlight--
+    this.running.delete(notification.id)
+    if (this.stopped) return
+    const current = store.get<Notification>('notifications', notification.id) ?? notification
+    const attempts = [...current.attempts, attempt]
+    const retryIndex = attempts.length - 1
+    const next: Notification = attempt.acknowledged
+      ? {...current, attempts, state: 'delivered', nextAttemptAt: undefined}
+      : retryIndex < RETRY_DELAYS_MS.length
+        ? {...current, attempts, nextAttemptAt: now().getTime() + RETRY_DELAYS_MS[retryIndex] / timeScale}
+        : {...current, attempts, state: 'given_up', nextAttemptAt: undefined}
+    store.put('notifications', notification.id, next)
+    if (next.state !== 'pending') this.pending.delete(notification.id)
+    this.schedule()
+  }
+}

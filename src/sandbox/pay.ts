@@ -1,0 +1,315 @@
+// Payment orders: creation with idempotent bizOrderNo, method resolution (barcode prefixes,
+// auto-routing), the payBody each method implies, close/cancel, expiry and the payer's moves.
+import {randomBytes} from 'node:crypto'
+import {canonicalString} from '../protocol/canonical.js'
+import {walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
+import type {PayRequest} from '../protocol/schemas.js'
+import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
+import {fail} from './errors.js'
+import type {Notifier} from './notifier.js'
+import type {Store} from './store.js'
+
+const DEFAULT_EXPIRY_MS = 30 * 60 * 1000
+const OPEN: PayStatus[] = ['wait', 'progress']
+/** Test value: a barcode whose last four digits are 9999 is declined by the channel. */
+export const DECLINED_BARCODE_SUFFIX = '9999'
+
+export interface PayOrder {
+  orderId: number
+  orderNo: string
+  bizOrderNo: string
+  tradeNo: string
+  outOrderNo?: string
+  mchNo: string
+  appId: string
+  title: string
+  description?: string
+  channel: string
+  method: string
+  limitPay?: string
+  amount: number
+  realAmount?: number
+  refundableBalance: number
+  currency: string
+  status: PayStatus
+  refundStatus: string
+  provider?: string
+  payTime?: string
+  closeTime?: string
+  expiredTime: string
+  terminalNo?: string
+  storeNo?: string
+  buyerId?: string
+  attach?: string
+  errorMsg?: string
+  notifyUrl?: string
+  returnUrl?: string
+  allocation: boolean
+  payBody: string
+  payBodyType: PayBodyType
+  /** Canonical string of the business fields, to tell a repeat from a conflicting reuse. */
+  requestDigest: string
+  createdAt: string
+}
+
+const COMMON = new Set(['mchNo', 'appId', 'channelMchNo', 'reqId', 'nonceStr', 'reqTime', 'clientIp', 'sign'])
+
+export function payResult(order: PayOrder) {
+  const {orderId, bizOrderNo, orderNo, tradeNo, status, payBody, payBodyType} = order
+  return {orderId, bizOrderNo, orderNo, tradeNo, status, payBody, payBodyType}
+}
+
+export function payOrderResult(order: PayOrder) {
+  const {
+    orderNo, bizOrderNo, tradeNo, outOrderNo, title, description, channel, method, limitPay, amount, realAmount,
+    refundableBalance, status, refundStatus, provider, payTime, closeTime, expiredTime, terminalNo, storeNo, buyerId,
+    attach, errorMsg,
+  } = order
+  return {
+    orderNo, bizOrderNo, tradeNo, outOrderNo, title, description, channel, method, limitPay, amount, realAmount,
+    refundableBalance, status, refundStatus, provider, payTime, closeTime, expiredTime, terminalNo, storeNo, buyerId,
+    attach, errorMsg,
+  }
+}
+
+export interface PayDeps {
+  store: Store
+  notifier: Notifier
+  now: () => Date
+  publicUrl: () => string
+}
+
+export class PayService {
+  private readonly byBizOrderNo = new Map<string, string>()
+  private readonly open = new Set<string>()
+  private expiryTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly deps: PayDeps) {
+    for (const order of deps.store.values<PayOrder>('payOrders')) {
+      this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
+      if (OPEN.includes(order.status)) this.open.add(order.orderNo)
+    }
+  }
+
+  startExpiry(): void {
+    this.expiryTimer = setInterval(() => this.expireDue(), 1000)
+    this.expiryTimer.unref()
+    this.expireDue()
+  }
+
+  stop(): void {
+    if (this.expiryTimer) clearInterval(this.expiryTimer)
+  }
+
+  create(request: PayRequest & Record<string, unknown>): PayOrder {
+    const {now} = this.deps
+    const digest = canonicalString(Object.fromEntries(Object.entries(request).filter(([key]) => !COMMON.has(key))))
+    const key = `${request.mchNo}\u0000${request.bizOrderNo}`
+    const existingNo = this.byBizOrderNo.get(key)
+    if (existingNo) {
+      const existing = this.find(request.mchNo, {orderNo: existingNo})
+      if (existing.requestDigest !== digest) {
+        fail(10507, `bizOrderNo ${request.bizOrderNo} was already used with different parameters`)
+      }
+      return existing
+    }
+    const method = resolveMethod(request)
+    if (method.startsWith('card')) fail(20022, `method ${method} is not enabled for this merchant`)
+    const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : method.split('_')[0]
+    const seq = this.nextSequence()
+    const stamp = compactGmt8(now())
+    const orderNo = `DP${stamp}${String(seq).padStart(6, '0')}`
+    const createdAt = now()
+    const expiredTime = request.expiredTime ?? formatGmt8(new Date(createdAt.getTime() + DEFAULT_EXPIRY_MS))
+    const order: PayOrder = {
+      orderId: 1_000_000_000_000_000 + seq,
+      orderNo,
+      bizOrderNo: request.bizOrderNo,
+      tradeNo: `T${stamp}${String(seq).padStart(6, '0')}`,
+      mchNo: request.mchNo,
+      appId: request.appId ?? '',
+      title: request.title,
+      description: request.description,
+      channel,
+      method,
+      limitPay: request.limitPay?.join(','),
+      amount: request.amount,
+      refundableBalance: 0,
+      currency: request.currency ?? 'cny',
+      status: 'progress',
+      refundStatus: 'no_refund',
+      provider: channel === 'aggregate' ? undefined : channel.toUpperCase(),
+      expiredTime,
+      terminalNo: request.terminal?.terminalNo,
+      storeNo: request.terminal?.storeNo,
+      attach: request.attach,
+      notifyUrl: request.notifyUrl,
+      returnUrl: request.returnUrl,
+      allocation: request.allocation ?? false,
+      payBody: '',
+      payBodyType: 'qr_code',
+      requestDigest: digest,
+      createdAt: createdAt.toISOString(),
+    }
+    Object.assign(order, this.payBody(order, request))
+    if (method.endsWith('_barcode')) {
+      const declined = request.authCode?.endsWith(DECLINED_BARCODE_SUFFIX)
+      this.save(order)
+      this.byBizOrderNo.set(key, orderNo)
+      return declined ? this.finish(order, 'fail', 'barcode declined by the channel (sandbox test value)') : this.settlePaid(order)
+    }
+    this.save(order)
+    this.byBizOrderNo.set(key, orderNo)
+    return order
+  }
+
+  find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}): PayOrder {
+    let order: PayOrder | undefined
+    const {store} = this.deps
+    if (ref.orderNo) order = store.get<PayOrder>('payOrders', ref.orderNo)
+    else if (ref.bizOrderNo) {
+      const orderNo = this.byBizOrderNo.get(`${mchNo}\u0000${ref.bizOrderNo}`)
+      order = orderNo ? store.get<PayOrder>('payOrders', orderNo) : undefined
+    } else if (ref.outOrderNo) {
+      order = store.values<PayOrder>('payOrders').find((o) => o.outOrderNo === ref.outOrderNo && o.mchNo === mchNo)
+    }
+    if (!order || order.mchNo !== mchNo) return fail(20041, 'trade not found')
+    return this.expireIfDue(order)
+  }
+
+  close(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}, useCancel: boolean): PayOrder {
+    const order = this.find(mchNo, ref)
+    if (!OPEN.includes(order.status)) {
+      fail(20044, `order ${order.orderNo} is ${order.status}; only wait or progress orders can be ${useCancel ? 'cancelled' : 'closed'}`)
+    }
+    return this.finish(order, useCancel ? 'cancel' : 'close')
+  }
+
+  /** The payer's side, played by `sandbox pay`. */
+  payerPays(orderRef: string, outcome: 'success' | 'fail', wallet?: string): PayOrder {
+    const order = this.findAnyMerchant(orderRef)
+    if (!OPEN.includes(order.status)) fail(20044, `order ${order.orderNo} is ${order.status}, so it cannot be paid`)
+    if (order.channel === 'aggregate') {
+      const chosen = wallet ?? 'walletA'
+      order.channel = chosen
+      order.provider = chosen.toUpperCase()
+    }
+    return outcome === 'success' ? this.settlePaid(order) : this.finish(order, 'fail', 'the payer\'s payment failed (sandbox)')
+  }
+
+  findAnyMerchant(orderRef: string): PayOrder {
+    const {store} = this.deps
+    const direct = store.get<PayOrder>('payOrders', orderRef)
+    const order = direct ?? store.values<PayOrder>('payOrders').find((o) => o.bizOrderNo === orderRef)
+    if (!order) return fail(20041, `no order ${orderRef}`)
+    return this.expireIfDue(order)
+  }
+
+  private settlePaid(order: PayOrder): PayOrder {
+    const {now} = this.deps
+    const paid: PayOrder = {
+      ...order,
+      status: 'success',
+      payTime: formatGmt8(now()),
+      realAmount: order.amount,
+      refundableBalance: order.amount,
+      outOrderNo: `CH${order.orderNo.slice(2)}`,
+      buyerId: order.buyerId ?? `buyer_${randomBytes(4).toString('hex')}`,
+    }
+    return this.transition(paid, 'pay.success')
+  }
+
+  private finish(order: PayOrder, status: 'close' | 'cancel' | 'fail' | 'timeout', errorMsg?: string): PayOrder {
+    const {now} = this.deps
+    const next: PayOrder = {...order, status, errorMsg: errorMsg ?? order.errorMsg}
+    if (status !== 'fail') next.closeTime = formatGmt8(now())
+    return this.transition(next, status === 'fail' ? 'pay.fail' : 'pay.close')
+  }
+
+  private transition(order: PayOrder, event: string): PayOrder {
+    this.save(order)
+    if (order.notifyUrl) {
+      this.deps.notifier.emit({event, url: order.notifyUrl, mchNo: order.mchNo, appId: order.appId || undefined, data: payOrderResult(order)})
+    }
+    return order
+  }
+
+  private save(order: PayOrder): void {
+    this.deps.store.put('payOrders', order.orderNo, order)
+    if (OPEN.includes(order.status)) this.open.add(order.orderNo)
+    else this.open.delete(order.orderNo)
+  }
+
+  private expireIfDue(order: PayOrder): PayOrder {
+    if (!OPEN.includes(order.status)) return order
+    const expiry = parseGmt8(order.expiredTime)
+    if (expiry && expiry.getTime() <= this.deps.now().getTime()) return this.finish(order, 'timeout')
+    return order
+  }
+
+  private expireDue(): void {
+    for (const orderNo of this.open) {
+      const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
+      if (order) this.expireIfDue(order)
+    }
+  }
+
+  private nextSequence(): number {
+    const seq = (this.deps.store.get<number>('meta', 'paySequence') ?? 0) + 1
+    this.deps.store.put('meta', 'paySequence', seq)
+    return seq
+  }
+
+  private payBody(order: PayOrder, request: PayRequest): Pick<PayOrder, 'payBody' | 'payBodyType'> {
+    const {method, orderNo, channel} = order
+    const host = `https://${channel.toLowerCase()}.sandbox.invalid`
+    const kind = method.slice(method.indexOf('_') + 1)
+    switch (kind) {
+      case 'pay_qrcode':
+        return {payBodyType: 'qr_code', payBody: `${this.deps.publicUrl()}/aggregate/${orderNo}`}
+      case 'qr':
+        return {payBodyType: 'qr_code', payBody: `${channel}://pay?orderNo=${orderNo}`}
+      case 'jsapi':
+      case 'mini':
+        return {
+          payBodyType: 'jsapi',
+          payBody: JSON.stringify({
+            appId: request.channelAppId ?? `${channel}_sandbox_app`,
+            timeStamp: String(Math.floor(this.deps.now().getTime() / 1000)),
+            nonceStr: randomBytes(8).toString('hex'),
+            package: `prepay_id=${orderNo}`,
+            signType: 'RSA',
+            paySign: randomBytes(32).toString('base64'),
+          }),
+        }
+      case 'h5':
+      case 'cashier':
+        return {payBodyType: 'link', payBody: `${host}/h5/pay?orderNo=${orderNo}`}
+      case 'pc':
+        return {
+          payBodyType: 'from',
+          payBody:
+            `<form id="pay" name="pay" action="${host}/gateway" method="POST">` +
+            `<input type="hidden" name="orderNo" value="${orderNo}"/>` +
+            `<input type="hidden" name="amount" value="${order.amount}"/>` +
+            `</form><script>document.forms.pay.submit();</script>`,
+        }
+      case 'app':
+        return {payBodyType: 'json', payBody: JSON.stringify({orderNo, channel, prepayId: `app_${orderNo}`})}
+      case 'barcode':
+        return {payBodyType: 'identifier', payBody: order.tradeNo}
+      default:
+        return {payBodyType: 'link', payBody: `${host}/pay?orderNo=${orderNo}`}
+    }
+  }
+}
+
+/** Method from the request: explicit, from the barcode prefix, or auto-routed to aggregate QR. */
+function resolveMethod(request: PayRequest): string {
+  if (request.method) return request.method
+  if (request.authCode) {
+    const wallet = walletFromBarcode(request.authCode)
+    return wallet ? `${wallet}_barcode` : fail(10506, 'authCode: unknown barcode prefix')
+  }
+  return 'aggregate_pay_qrcode'
+}

@@ -1,0 +1,79 @@
+// Listening: the data folder (keys, journal), the default merchant, and an HTTP server on the
+// given port (0 picks a free one, as tests do).
+import {mkdirSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {join} from 'node:path'
+import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
+import {createSandboxApp, type Merchant, type SandboxApp} from './app.js'
+import {ensureKeyPair} from './keys.js'
+import {Store} from './store.js'
+
+export const DEFAULT_MERCHANT = {mchNo: 'M1000000001', appId: 'A1000000001'}
+
+export interface StartOptions {
+  dataDir: string
+  port?: number
+  host?: string
+  timeScale?: number
+  replayChecks?: boolean
+}
+
+export interface RunningSandbox {
+  url: string
+  app: SandboxApp
+  runtime: SandboxRuntime
+  close(): Promise<void>
+}
+
+export async function startSandbox(options: StartOptions): Promise<RunningSandbox> {
+  const dir = sandboxDir(options.dataDir)
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  const platform = ensureKeyPair(join(dir, 'keys'), 'platform')
+  const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
+  const store = new Store(join(dir, 'journal.jsonl')).open()
+  let url = ''
+  const app = createSandboxApp({
+    store,
+    platformPrivateKeyPem: platform.privateKeyPem,
+    timeScale: options.timeScale,
+    replayChecks: options.replayChecks,
+    publicUrl: () => url,
+  })
+  if (!store.get<Merchant>('merchants', DEFAULT_MERCHANT.mchNo)) {
+    app.registerMerchant({
+      mchNo: DEFAULT_MERCHANT.mchNo,
+      appIds: [DEFAULT_MERCHANT.appId],
+      defaultAppId: DEFAULT_MERCHANT.appId,
+      publicKeyPem: merchantKeys.publicKeyPem,
+    })
+  }
+  const server: Server = createServer((req, res) => void app.handle(req, res))
+  server.keepAliveTimeout = 5000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
+  })
+  const address = server.address() as AddressInfo
+  url = `http://${address.address}:${address.port}`
+  app.start()
+  const runtime: SandboxRuntime = {
+    pid: process.pid,
+    url,
+    startedAt: new Date().toISOString(),
+    dataDir: options.dataDir,
+    platformPublicKeyPem: platform.publicKeyPem,
+    merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem},
+  }
+  return {
+    url,
+    app,
+    runtime,
+    async close() {
+      app.stop()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      store.close()
+    },
+  }
+}

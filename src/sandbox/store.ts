@@ -1,0 +1,78 @@
+// State on disk as an append-only journal: every accepted change is appended (synchronously)
+// before the answer goes out, so killing the process at any moment loses nothing confirmed.
+// On open the journal is replayed and, when mostly superseded, compacted.
+import {closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync} from 'node:fs'
+
+type Collection = Map<string, unknown>
+
+export class Store {
+  private readonly collections = new Map<string, Collection>()
+  private fd: number | undefined
+
+  constructor(private readonly file: string) {}
+
+  open(): this {
+    let lines = 0
+    if (existsSync(this.file)) {
+      for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+        if (!line) continue
+        let entry: {c: string; k: string; v: unknown}
+        try {
+          entry = JSON.parse(line)
+        } catch {
+          continue // a line torn by a kill mid-write was never confirmed
+        }
+        lines++
+        if (entry.v === null) this.collection(entry.c).delete(entry.k)
+        else this.collection(entry.c).set(entry.k, entry.v)
+      }
+    }
+    const live = [...this.collections.values()].reduce((sum, c) => sum + c.size, 0)
+    if (lines > 2 * live + 100) this.compact()
+    this.fd = openSync(this.file, 'a', 0o600)
+    return this
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+  }
+
+  get<T>(collection: string, key: string): T | undefined {
+    return this.collection(collection).get(key) as T | undefined
+  }
+
+  values<T>(collection: string): T[] {
+    return [...this.collection(collection).values()] as T[]
+  }
+
+  put<T>(collection: string, key: string, value: T): T {
+    this.append({c: collection, k: key, v: value})
+    this.collection(collection).set(key, value)
+    return value
+  }
+
+  delete(collection: string, key: string): void {
+    this.append({c: collection, k: key, v: null})
+    this.collection(collection).delete(key)
+  }
+
+  private append(entry: unknown): void {
+    if (this.fd === undefined) throw new Error('store is not open')
+    writeSync(this.fd, JSON.stringify(entry) + '\n')
+  }
+
+  private collection(name: string): Collection {
+    let collection = this.collections.get(name)
+    if (!collection) this.collections.set(name, (collection = new Map()))
+    return collection
+  }
+
+  private compact(): void {
+    const lines: string[] = []
+    for (const [c, entries] of this.collections) for (const [k, v] of entries) lines.push(JSON.stringify({c, k, v}))
+    const temp = `${this.file}.compact`
+    writeFileSync(temp, lines.join('\n') + (lines.length ? '\n' : ''), {mode: 0o600})
+    renameSync(temp, this.file)
+  }
+}
