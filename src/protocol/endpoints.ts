@@ -1,7 +1,7 @@
 // The endpoint catalog: path, what the request may carry, and how it may be retried. The
 // client sends only declared fields; the sandbox rebuilds the string to sign from them.
-import type {z} from 'zod'
-import {closeFields, payFields, pingFields, queryPayFields, syncPayFields} from './schemas.js'
+import {z} from 'zod'
+import {commonFields, closeFields, payFields, pingFields, queryPayFields, syncPayFields} from './schemas.js'
 
 export interface Endpoint {
   path: string
@@ -28,4 +28,9 @@ export function endpointByPath(path: string): Endpoint | undefined {
 
 export function declaredFields(endpoint: Endpoint): string[] {
   return Object.keys(endpoint.fields.shape)
+}
+
+/** The catalog entry for a path, or a lenient one (common fields only) for paths not wrapped yet. */
+export function endpointForPath(path: string): Endpoint {
+  return endpointByPath(path) ?? {path, kind: 'action', fields: z.looseObject({...commonFields})}
 }

@@ -1,0 +1,166 @@
+// The base of every command: global flags, the run context (profile, keys, client), output
+// through injected streams, and the single place where an error becomes a message and an exit
+// code. Nothing is thrown past `catch`, so output is flushed before the process ends.
+import {Command, Flags, Interfaces} from '@oclif/core'
+import type {CallResult, ClientConfig} from '../client/pipeline.js'
+import {UnipayError, UsageError} from '../errors.js'
+import {processIo, type Io} from '../output/io.js'
+import {stringifyJson, type JsonValue} from '../protocol/json.js'
+import {resolveProfile, type ResolvedProfile} from '../profiles/resolve.js'
+import {ProfileStore} from '../profiles/store.js'
+
+export const profileFlags = {
+  profile: Flags.string({description: 'profile to use (default: the active profile, else the built-in local sandbox)', helpGroup: 'PROFILE'}),
+  'base-url': Flags.string({description: 'override the platform address of the profile', hidden: true, helpGroup: 'PROFILE'}),
+  'private-key': Flags.string({description: 'merchant private key file, instead of the profile\'s', helpGroup: 'PROFILE'}),
+  'platform-public-key': Flags.string({description: 'platform public key file, instead of the profile\'s', helpGroup: 'PROFILE'}),
+}
+
+export const apiFlags = {
+  ...profileFlags,
+  'dry-run': Flags.boolean({description: 'print the signed request without sending it'}),
+  verify: Flags.boolean({
+    description: 'verify the answer\'s signature (--no-verify skips it, with a warning)',
+    default: true,
+    allowNo: true,
+  }),
+}
+
+export type Flag<T extends Interfaces.FlagInput> = Interfaces.InferredFlags<T>
+
+export interface RunContext {
+  profile: ResolvedProfile
+  client: ClientConfig
+}
+
+export abstract class BaseCommand extends Command {
+  static baseFlags = {
+    json: Flags.boolean({description: 'print one JSON document, on success and on error alike', helpGroup: 'GLOBAL'}),
+    debug: Flags.boolean({description: 'print the string to sign and the HTTP exchange on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
+  }
+
+  protected io: Io = processIo()
+
+  protected get json(): boolean {
+    const dash = this.argv.indexOf('--')
+    const at = this.argv.indexOf('--json')
+    return at !== -1 && (dash === -1 || at < dash)
+  }
+
+  protected get debugging(): boolean {
+    return this.argv.includes('--debug')
+  }
+
+  protected notice(message: string): void {
+    this.io.err(message)
+  }
+
+  protected profileStore(): ProfileStore {
+    return new ProfileStore(this.config.configDir)
+  }
+
+  /** The settings in force (flags > env > profile > defaults), warnings shown. */
+  protected async resolveProfile(flags: Partial<Flag<typeof profileFlags>>): Promise<ResolvedProfile> {
+    const profile = await resolveProfile({
+      store: this.profileStore(),
+      dataDir: this.config.dataDir,
+      env: process.env,
+      flags: {
+        profile: flags.profile,
+        baseUrl: flags['base-url'],
+        privateKeyFile: flags['private-key'],
+        platformPublicKeyFile: flags['platform-public-key'],
+      },
+      notice: (message) => this.notice(message),
+    })
+    for (const warning of profile.warnings) this.notice(`warning: ${warning}`)
+    return profile
+  }
+
+  protected async context(flags: Partial<Flag<typeof apiFlags>>): Promise<RunContext> {
+    const profile = await this.resolveProfile(flags)
+    if (profile.environment === 'production') {
+      this.notice(`PRODUCTION · profile ${profile.name} · ${profile.settings.baseUrl ?? ''} · real money`)
+    }
+    if (flags.verify === false) this.notice('warning: --no-verify: answers are NOT verified; do not trust them')
+    if (!profile.settings.baseUrl) {
+      throw new UsageError(`profile ${profile.name} has no baseUrl; set it with: unipay profile set baseUrl URL --profile ${profile.name}`)
+    }
+    const client: ClientConfig = {
+      baseUrl: profile.settings.baseUrl,
+      mchNo: profile.settings.mchNo,
+      appId: profile.settings.appId,
+      channelMchNo: profile.settings.channelMchNo,
+      privateKey: profile.privateKey,
+      platformKey: profile.platformKey,
+      verify: flags.verify !== false,
+      debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
+    }
+    return {profile, client}
+  }
+
+  /** Prints a result: the JSON document with --json, else what `human` writes. */
+  protected async emit(data: unknown, human: () => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<void> {
+    if (this.json) this.io.out(stringifyJson({ok: true, data, ...extra}, 2))
+    else await human()
+  }
+
+  /** Prints an API call: the signed request for a dry run, else the verified answer. */
+  protected async emitCall(result: CallResult, human: (data: JsonValue) => void | Promise<void>): Promise<void> {
+    if (!result.response) {
+      const {url, body, canonicalString} = result.request
+      if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request: {url, body, canonicalString}}, 2))
+      else {
+        this.notice(`dry run: not sent. POST ${url}`)
+        this.notice(`string to sign: ${canonicalString}`)
+        this.io.out(stringifyJson(body, 2))
+      }
+      return
+    }
+    const {body, verified} = result.response
+    if (verified) this.notice('✓ answer signature verified with the platform public key')
+    await this.emit(body.data, () => human(body.data ?? null), {response: body})
+  }
+
+  async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
+    const known = error instanceof UnipayError
+    const oclifExit = error.oclif?.exit
+    const parseError = !known && oclifExit === 2
+    const exitCode = known ? error.exitCode : parseError ? 2 : (oclifExit ?? 1)
+    if (exitCode === 0) return
+    const flagged = known && error instanceof UsageError ? this.describeProblems(error) : []
+    const hint = known ? error.hint : undefined
+    if (this.json) {
+      const body: Record<string, unknown> = {
+        ok: false,
+        error: {
+          kind: known ? error.kind : parseError ? 'usage' : 'internal',
+          exitCode,
+          message: error.message,
+          ...(flagged.length ? {problems: flagged} : {}),
+          ...(hint ? {hint} : {}),
+          ...(known && error.details ? {details: error.details} : {}),
+          ...('code' in error && typeof error.code === 'number' ? {code: error.code} : {}),
+        },
+      }
+      if ('response' in error && error.response) body.response = error.response
+      this.io.out(stringifyJson(body, 2))
+    } else {
+      const lines = [`Error: ${error.message}`]
+      for (const problem of flagged) lines.push(`  ${problem.flag}: ${problem.message}`)
+      if (hint) lines.push(hint)
+      if (!known && !parseError && this.debugging && error.stack) lines.push(error.stack)
+      this.io.err(lines.join('\n'))
+    }
+    process.exitCode = exitCode
+  }
+
+  /** Names each bad field by the flag that sets it, when there is one. */
+  private describeProblems(error: UsageError): {flag: string; field: string; message: string}[] {
+    const flags = (this.constructor as typeof BaseCommand).flags ?? {}
+    return error.problems.map(({field, message}) => {
+      const kebab = field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+      return {flag: kebab in flags ? `--${kebab}` : field, field, message}
+    })
+  }
+}

@@ -1,0 +1,57 @@
+// Reading user input at the edge: --data bodies (@file, - for stdin, or inline JSON) and
+// amounts (cents, or yuan converted exactly).
+import {readFileSync} from 'node:fs'
+import {UsageError} from '../errors.js'
+import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
+import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
+
+export function readText(value: string, flag: string): string {
+  if (value === '-') {
+    try {
+      return readFileSync(0, 'utf8')
+    } catch (error) {
+      throw new UsageError(`${flag}: cannot read standard input: ${(error as Error).message}`)
+    }
+  }
+  if (value.startsWith('@')) {
+    const file = value.slice(1)
+    try {
+      return readFileSync(file, 'utf8')
+    } catch (error) {
+      throw new UsageError(`${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    }
+  }
+  return value
+}
+
+/** A JSON object from --data, numbers kept exactly as written. */
+export function readJsonData(value: string, flag = '--data'): JsonObject {
+  const text = readText(value, flag)
+  try {
+    return parseJsonObject(text.replace(/^\uFEFF/, ''))
+  } catch (error) {
+    throw new UsageError(`${flag}: not a JSON object: ${(error as JsonSyntaxError).message}`)
+  }
+}
+
+/** Cents from --amount (whole cents) or --yuan (at most two decimals); exactly one of them. */
+export function amountInCents(flags: {amount?: string; yuan?: string}, required = true): number | undefined {
+  if (flags.amount !== undefined && flags.yuan !== undefined) {
+    throw new UsageError('invalid input', [{field: 'amount', message: 'give --amount (cents) or --yuan, not both'}])
+  }
+  if (flags.yuan !== undefined) {
+    try {
+      return yuanToCents(flags.yuan)
+    } catch (error) {
+      throw new UsageError('invalid input', [{field: 'yuan', message: (error as MoneyFormatError).message}])
+    }
+  }
+  if (flags.amount === undefined) {
+    if (!required) return undefined
+    throw new UsageError('invalid input', [{field: 'amount', message: 'is required (in cents; or give --yuan)'}])
+  }
+  if (!/^\d+$/.test(flags.amount)) {
+    throw new UsageError('invalid input', [{field: 'amount', message: `"${flags.amount}" is not a whole number of cents (use --yuan for yuan)`}])
+  }
+  return Number(flags.amount)
+}

@@ -1,0 +1,58 @@
+import {Args, Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../cli/base.js'
+import {readJsonData} from '../cli/input.js'
+import {call} from '../client/pipeline.js'
+import {UsageError} from '../errors.js'
+import {endpointForPath} from '../protocol/endpoints.js'
+import {stringifyJson} from '../protocol/json.js'
+
+export default class Api extends BaseCommand {
+  static summary = 'Make any signed /unipay/* call, for endpoints and fields not wrapped yet'
+  static description =
+    'Adds the common fields, signs, sends, verifies and prints the answer as JSON. Fields come from --data and from -f (string) / -F (typed: numbers, true/false, null) pairs; later ones win. Known endpoints are checked against the spec\'s rules before sending.'
+
+  static examples = [
+    '<%= config.bin %> api /unipay/query/pay-order -f bizOrderNo=P2025112200001',
+    '<%= config.bin %> api /unipay/pay --data @order.json',
+    '<%= config.bin %> api /unipay/close -f bizOrderNo=P1 -F useCancel=true',
+  ]
+
+  static args = {path: Args.string({description: 'endpoint path, e.g. /unipay/query/pay-order', required: true})}
+  static flags = {
+    ...apiFlags,
+    data: Flags.string({description: 'request fields as JSON (@file, - for stdin)'}),
+    field: Flags.string({char: 'f', description: 'a string field, key=value', multiple: true}),
+    'typed-field': Flags.string({char: 'F', description: 'a typed field, key=value (number, true/false, null, or string)', multiple: true}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Api)
+    if (!args.path.startsWith('/')) throw new UsageError(`path must start with /, e.g. /unipay/ping (got ${args.path})`)
+    const fields: Record<string, unknown> = flags.data ? readJsonData(flags.data) : {}
+    for (const pair of flags.field ?? []) {
+      const [key, value] = splitPair(pair, '-f')
+      fields[key] = value
+    }
+    for (const pair of flags['typed-field'] ?? []) {
+      const [key, value] = splitPair(pair, '-F')
+      fields[key] = typed(value)
+    }
+    const context = await this.context(flags)
+    const result = await call(context.client, endpointForPath(args.path), fields, {dryRun: flags['dry-run']})
+    await this.emitCall(result, (data) => this.io.out(stringifyJson(data, 2)))
+  }
+}
+
+function splitPair(pair: string, flag: string): [string, string] {
+  const at = pair.indexOf('=')
+  if (at <= 0) throw new UsageError(`${flag} ${pair}: expected key=value`)
+  return [pair.slice(0, at), pair.slice(at + 1)]
+}
+
+function typed(value: string): unknown {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  if (value === 'null') return null
+  if (/^-?\d+(\.\d+)?$/.test(value) && Number.isSafeInteger(Math.trunc(Number(value)))) return Number(value)
+  return value
+}

@@ -1,0 +1,28 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {closePayment} from '../../services/pay.js'
+
+export default class PayClose extends BaseCommand {
+  static summary = 'Close (or cancel) an unpaid payment order (POST /unipay/close)'
+  static description = 'Allowed only while the order is wait or progress; a final order answers 20044. The platform sends pay.close.'
+  static examples = ['<%= config.bin %> pay close --biz-order-no P2025112200001', '<%= config.bin %> pay close --order-no DP2025... --cancel']
+
+  static flags = {
+    ...apiFlags,
+    'order-no': Flags.string({description: 'platform order number (wins over --biz-order-no)'}),
+    'biz-order-no': Flags.string({description: 'merchant order number'}),
+    cancel: Flags.boolean({description: 'cancel instead of close (useCancel=true)'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(PayClose)
+    const context = await this.context(flags)
+    const result = await closePayment(
+      context.client,
+      {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no']},
+      flags.cancel,
+      {dryRun: flags['dry-run']},
+    )
+    await this.emitCall(result, () => this.io.out(flags.cancel ? 'cancelled' : 'closed'))
+  }
+}

@@ -1,0 +1,28 @@
+import {BaseCommand} from '../../cli/base.js'
+import {renderRows} from '../../output/table.js'
+import {LOCAL_PROFILE} from '../../profiles/model.js'
+
+export default class ProfileList extends BaseCommand {
+  static summary = 'List profiles (the built-in local sandbox profile included)'
+  static examples = ['<%= config.bin %> profile list']
+
+  async run(): Promise<void> {
+    await this.parse(ProfileList)
+    const store = this.profileStore()
+    const active = await store.activeName()
+    const profiles = await store.list()
+    const rows = [
+      {name: LOCAL_PROFILE, environment: 'local', baseUrl: '(local sandbox, started on demand)', mchNo: '', active: active === LOCAL_PROFILE},
+      ...Object.entries(profiles).map(([name, p]) => ({name, environment: p.environment, baseUrl: p.baseUrl ?? '', mchNo: p.mchNo ?? '', active: active === name})),
+    ]
+    await this.emit(rows, () =>
+      this.io.out(
+        renderRows(
+          ['', 'name', 'environment', 'baseUrl', 'mchNo'],
+          rows.map((r) => [r.active ? '*' : '', r.name, r.environment, r.baseUrl, r.mchNo]),
+          this.io.stdoutTty,
+        ),
+      ),
+    )
+  }
+}

@@ -1,0 +1,24 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord} from '../../output/table.js'
+import {queryPayment} from '../../services/pay.js'
+
+export default class QueryPay extends BaseCommand {
+  static summary = 'Show a payment order (POST /unipay/query/pay-order)'
+  static description = 'Reads the platform\'s own record; no channel call. --order-no wins over --biz-order-no.'
+  static examples = ['<%= config.bin %> query pay --biz-order-no P2025112200001', '<%= config.bin %> query pay --order-no DP2025... --json']
+
+  static flags = {
+    ...apiFlags,
+    'order-no': Flags.string({description: 'platform order number'}),
+    'biz-order-no': Flags.string({description: 'merchant order number'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(QueryPay)
+    const context = await this.context(flags)
+    const result = await queryPayment(context.client, {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no']}, {dryRun: flags['dry-run']})
+    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+  }
+}

@@ -1,0 +1,65 @@
+// Every failure the CLI reports, one class per kind, each with its exit code (PRODUCT.md):
+// 1 platform error, 2 bad input, 3 signature, 4 transport, 5 batch rows failed.
+import type {FieldProblem} from './protocol/schemas.js'
+
+export abstract class UnipayError extends Error {
+  abstract readonly exitCode: number
+  abstract readonly kind: string
+  /** A next step for the user, shown under the message. */
+  hint?: string
+  /** Structured facts for --json (strings compared, keys used). */
+  details?: Record<string, unknown>
+}
+
+export class UsageError extends UnipayError {
+  readonly exitCode = 2
+  readonly kind = 'usage'
+  constructor(
+    message: string,
+    readonly problems: FieldProblem[] = [],
+  ) {
+    super(message)
+  }
+}
+
+export class PlatformError extends UnipayError {
+  readonly exitCode = 1
+  readonly kind = 'platform'
+  constructor(
+    readonly code: number,
+    readonly platformMessage: string,
+    /** false when the error came back unsigned (a gateway or early-failure answer). */
+    readonly signed: boolean,
+    readonly response?: unknown,
+  ) {
+    super(`platform error ${code}: ${platformMessage}${signed ? '' : ' (unsigned answer)'}`)
+  }
+}
+
+export class SignatureError extends UnipayError {
+  readonly exitCode = 3
+  readonly kind = 'signature'
+  constructor(
+    message: string,
+    readonly response?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+export class TransportError extends UnipayError {
+  readonly exitCode = 4
+  readonly kind = 'transport'
+  constructor(
+    message: string,
+    /** true when a create may have reached the platform: query before resending. */
+    readonly outcomeUnknown = false,
+  ) {
+    super(message)
+  }
+}
+
+export class ConfigError extends UnipayError {
+  readonly exitCode = 2
+  readonly kind = 'config'
+}

@@ -1,0 +1,142 @@
+// Starting, stopping and driving the local sandbox from the CLI. The sandbox runs as its own
+// background process; the CLI finds it through the runtime file it publishes, never by import.
+import {spawn} from 'node:child_process'
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {sandboxDir, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
+import {PlatformError, TransportError} from '../errors.js'
+
+const DAEMON = fileURLToPath(new URL('../sandbox/main.js', import.meta.url))
+const START_TIMEOUT_MS = 20_000
+
+export interface StartSettings {
+  port?: number
+  timeScale?: number
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The runtime of a sandbox whose process is alive, or undefined. */
+export function readRuntime(dataDir: string): SandboxRuntime | undefined {
+  const file = sandboxRuntimeFile(dataDir)
+  if (!existsSync(file)) return undefined
+  try {
+    const runtime = JSON.parse(readFileSync(file, 'utf8')) as SandboxRuntime
+    return alive(runtime.pid) ? runtime : undefined
+  } catch {
+    return undefined
+  }
+}
+
+async function responds(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/unipay/callback/ping`, {signal: AbortSignal.timeout(2000)})
+    return response.ok
+  } catch {
+    return false
+  }
+}
+
+/** Returns the running sandbox, starting it in the background first when needed. */
+export async function ensureSandbox(
+  dataDir: string,
+  settings: StartSettings = {},
+  notice: (message: string) => void = () => {},
+): Promise<{runtime: SandboxRuntime; started: boolean}> {
+  const running = readRuntime(dataDir)
+  if (running && (await responds(running.url))) return {runtime: running, started: false}
+  const dir = sandboxDir(dataDir)
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  const lock = join(dir, 'start.lock')
+  const deadline = Date.now() + START_TIMEOUT_MS
+  // One starter at a time: others wait for the runtime file it produces.
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'))
+      break
+    } catch {
+      if (Date.now() - statMtime(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
+      const other = readRuntime(dataDir)
+      if (other && (await responds(other.url))) return {runtime: other, started: false}
+      if (Date.now() > deadline) throw new TransportError(`the local sandbox did not start within ${START_TIMEOUT_MS / 1000}s`)
+      await sleep(50)
+    }
+  }
+  try {
+    const again = readRuntime(dataDir)
+    if (again && (await responds(again.url))) return {runtime: again, started: false}
+    rmSync(sandboxRuntimeFile(dataDir), {force: true})
+    const log = openSync(join(dir, 'sandbox.log'), 'a', 0o600)
+    const args = [DAEMON, '--data-dir', dataDir, '--port', String(settings.port ?? 0), '--time-scale', String(settings.timeScale ?? 1)]
+    const child = spawn(process.execPath, args, {detached: true, stdio: ['ignore', log, log]})
+    closeSync(log)
+    child.unref()
+    notice(`starting the local sandbox in the background (pid ${child.pid}, log ${join(dir, 'sandbox.log')})`)
+    while (Date.now() < deadline) {
+      const runtime = readRuntime(dataDir)
+      if (runtime && runtime.pid === child.pid) return {runtime, started: true}
+      if (child.exitCode !== null) break
+      await sleep(30)
+    }
+    throw new TransportError(`the local sandbox did not start; see ${join(dir, 'sandbox.log')}`)
+  } finally {
+    rmSync(lock, {force: true})
+  }
+}
+
+function statMtime(file: string): number {
+  try {
+    return statSync(file).mtimeMs
+  } catch {
+    return Date.now()
+  }
+}
+
+/** Stops the sandbox; true when one was running. */
+export async function stopSandbox(dataDir: string): Promise<boolean> {
+  const runtime = readRuntime(dataDir)
+  if (!runtime) return false
+  process.kill(runtime.pid, 'SIGTERM')
+  for (let waited = 0; waited < 5000; waited += 50) {
+    if (!alive(runtime.pid)) return true
+    await sleep(50)
+  }
+  process.kill(runtime.pid, 'SIGKILL')
+  rmSync(sandboxRuntimeFile(dataDir), {force: true})
+  return true
+}
+
+/** Wipes the sandbox's orders and callbacks; keys (and so the local credentials) stay. */
+export async function resetSandbox(dataDir: string): Promise<void> {
+  await stopSandbox(dataDir)
+  rmSync(join(sandboxDir(dataDir), 'journal.jsonl'), {force: true})
+}
+
+/** A call to the sandbox's control endpoints, which play the payer and the channel. */
+export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  let response: Response
+  try {
+    response = await fetch(`${runtime.url}/_sandbox/${path}`, {
+      method,
+      headers: {'content-type': 'application/json'},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  } catch (error) {
+    throw new TransportError(`could not reach the local sandbox at ${runtime.url}: ${(error as Error).message}`)
+  }
+  const answer = (await response.json()) as T & {code?: number; message?: string; error?: string}
+  if (!response.ok || (answer.code !== undefined && answer.code !== 0)) {
+    throw new PlatformError(answer.code ?? 1, answer.message ?? answer.error ?? `HTTP ${response.status}`, false)
+  }
+  return answer
+}

@@ -1,0 +1,24 @@
+// Display forms: money in yuan beside cents, statuses with words. Unknown values are shown as
+// they came (the platform may add enum values).
+import {centsToYuan} from '../protocol/money.js'
+import {STATUS_WORDS} from '../protocol/enums.js'
+
+export function money(value: unknown): string {
+  const text = display(value)
+  return /^-?\d+$/.test(text) ? `${text} (¥${centsToYuan(BigInt(text))})` : text
+}
+
+export function status(value: unknown): string {
+  const text = display(value)
+  const words = STATUS_WORDS[text]
+  return words ? `${text} (${words})` : text
+}
+
+export function display(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'object') {
+    if ('value' in (value as object) && typeof (value as {value: unknown}).value === 'string') return (value as {value: string}).value
+    return JSON.stringify(value)
+  }
+  return String(value)
+}

@@ -1,0 +1,75 @@
+// Profiles in one file under the CLI's config folder, written 0600 through conf.
+import {chmodSync, existsSync} from 'node:fs'
+import {join} from 'node:path'
+import type {Profile} from './model.js'
+import {LOCAL_PROFILE} from './model.js'
+
+interface StoreShape {
+  activeProfile?: string
+  profiles: Record<string, Profile>
+}
+
+export class ProfileStore {
+  private conf: import('conf').default<StoreShape> | undefined
+
+  constructor(private readonly configDir: string) {}
+
+  get path(): string {
+    return join(this.configDir, 'config.json')
+  }
+
+  async list(): Promise<Record<string, Profile>> {
+    return (await this.load()).get('profiles') ?? {}
+  }
+
+  async get(name: string): Promise<Profile | undefined> {
+    return (await this.list())[name]
+  }
+
+  async activeName(): Promise<string> {
+    if (!existsSync(this.path)) return LOCAL_PROFILE
+    return (await this.load()).get('activeProfile') ?? LOCAL_PROFILE
+  }
+
+  async save(name: string, profile: Profile): Promise<void> {
+    const conf = await this.load()
+    conf.set('profiles', {...conf.get('profiles'), [name]: profile})
+    this.tighten()
+  }
+
+  async remove(name: string): Promise<boolean> {
+    const conf = await this.load()
+    const profiles = {...conf.get('profiles')}
+    if (!(name in profiles)) return false
+    delete profiles[name]
+    conf.set('profiles', profiles)
+    if (conf.get('activeProfile') === name) conf.delete('activeProfile')
+    this.tighten()
+    return true
+  }
+
+  async use(name: string): Promise<void> {
+    const conf = await this.load()
+    conf.set('activeProfile', name)
+    this.tighten()
+  }
+
+  private tighten(): void {
+    // conf keeps an existing file's mode; make sure it is owner-only whatever it was.
+    if (existsSync(this.path)) chmodSync(this.path, 0o600)
+  }
+
+  private async load() {
+    if (!this.conf) {
+      const {default: Conf} = await import('conf')
+      this.conf = new Conf<StoreShape>({
+        cwd: this.configDir,
+        configName: 'config',
+        configFileMode: 0o600,
+        defaults: {profiles: {}},
+        projectSuffix: '',
+      })
+    }
+    return this.conf
+  }
+}

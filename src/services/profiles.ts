@@ -1,0 +1,86 @@
+// Profile management: validation of what is stored (addresses, key files that really hold
+// keys), so that a broken profile is refused when written, not when money is on the line.
+import {readFileSync} from 'node:fs'
+import {resolve} from 'node:path'
+import {ConfigError, UsageError} from '../errors.js'
+import {LOCAL_PROFILE, SETTINGS, type Profile} from '../profiles/model.js'
+import type {ProfileStore} from '../profiles/store.js'
+import {keyFingerprint, KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+
+export function checkProfileName(name: string): void {
+  if (!NAME.test(name)) throw new UsageError(`profile name "${name}": use letters, digits, _ . - (at most 64)`)
+  if (name === LOCAL_PROFILE) throw new UsageError('"local" is the built-in local sandbox profile; choose another name')
+}
+
+/** Checks one setting and returns the value to store (key files as absolute paths). */
+export function checkSetting(key: string, value: string): Partial<Profile> {
+  const spec = SETTINGS.find((s) => s.key === key)
+  if (!spec) throw new UsageError(`unknown setting "${key}"; settings: ${SETTINGS.map((s) => s.key).join(', ')}`)
+  if (spec.values && !spec.values.includes(value)) throw new UsageError(`${key} must be one of: ${spec.values.join(', ')}`)
+  if (key === 'baseUrl' && !/^https?:\/\/[^\s/]+/.test(value)) throw new UsageError(`baseUrl must be an http(s) address, got "${value}"`)
+  if (key === 'environment' && value === 'local') throw new UsageError('environment "local" is reserved for the built-in profile; use sandbox or production')
+  try {
+    if (key === 'privateKeyFile' || key === 'platformPublicKeyFile') {
+      const file = resolve(value)
+      let text: string
+      try {
+        text = readFileSync(file, 'utf8')
+      } catch (error) {
+        throw new ConfigError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+      }
+      if (key === 'privateKeyFile') loadPrivateKey(text)
+      else loadPublicKey(text)
+      return {[key]: file}
+    }
+    if (key === 'privateKey') loadPrivateKey(value)
+    if (key === 'platformPublicKey') loadPublicKey(value)
+  } catch (error) {
+    if (error instanceof KeyFormatError) throw new ConfigError(`${key}: ${error.message}`)
+    throw error
+  }
+  return {[key]: value}
+}
+
+export async function addProfile(store: ProfileStore, name: string, settings: Record<string, string | undefined>): Promise<Profile> {
+  checkProfileName(name)
+  if (await store.get(name)) throw new UsageError(`profile "${name}" exists; change it with \`unipay profile set\` or remove it first`)
+  let profile: Profile = {environment: 'sandbox'}
+  for (const [key, value] of Object.entries(settings)) {
+    if (value !== undefined && value !== '') profile = {...profile, ...checkSetting(key, value)}
+  }
+  if (!profile.baseUrl) throw new UsageError('invalid input', [{field: 'baseUrl', message: 'is required'}])
+  if (!profile.mchNo) throw new UsageError('invalid input', [{field: 'mchNo', message: 'is required'}])
+  await store.save(name, profile)
+  return profile
+}
+
+export async function setProfileValue(store: ProfileStore, name: string, key: string, value: string | undefined): Promise<void> {
+  if (name === LOCAL_PROFILE) throw new UsageError('the built-in local profile cannot be changed; add a profile of your own')
+  const profile = await store.get(name)
+  if (!profile) throw new ConfigError(`no profile named "${name}"`)
+  const next: Profile = {...profile}
+  if (value === undefined || value === '') {
+    if (key === 'environment') throw new UsageError('environment cannot be unset')
+    delete (next as unknown as Record<string, unknown>)[key]
+  } else Object.assign(next, checkSetting(key, value))
+  await store.save(name, next)
+}
+
+/** Safe facts about the keys of a stored profile: fingerprints, never the keys. */
+export function keyFacts(profile: Profile): Record<string, string> {
+  const facts: Record<string, string> = {}
+  const describe = (label: string, load: () => Parameters<typeof keyFingerprint>[0]) => {
+    try {
+      facts[label] = keyFingerprint(load())
+    } catch (error) {
+      facts[label] = `unreadable: ${(error as Error).message}`
+    }
+  }
+  if (profile.privateKeyFile) describe('private key', () => loadPrivateKey(readFileSync(profile.privateKeyFile!, 'utf8')))
+  else if (profile.privateKey) describe('private key', () => loadPrivateKey(profile.privateKey!))
+  if (profile.platformPublicKeyFile) describe('platform key', () => loadPublicKey(readFileSync(profile.platformPublicKeyFile!, 'utf8')))
+  else if (profile.platformPublicKey) describe('platform key', () => loadPublicKey(profile.platformPublicKey!))
+  return facts
+}
