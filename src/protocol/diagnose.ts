@@ -2,7 +2,7 @@
 // report the variant that verifies; or, given the other side's string, list the differences.
 import type {KeyObject} from 'node:crypto'
 import {canonicalPairs, formatNumber, joinPairs, type Pair} from './canonical.js'
-import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
+import {isLosslessNumber, stringifyJson, type JsonObject, type JsonValue} from './json.js'
 import {keyFingerprint} from './keys.js'
 import {verifyString} from './signature.js'
 
@@ -63,6 +63,7 @@ function standardScalar(leaf: Leaf): string | undefined {
   if (value === null || typeof value === 'object') {
     return isLosslessNumber(value) ? formatNumber(value.value) : undefined
   }
+  if (typeof value === 'number') return formatNumber(String(value))
   return typeof value === 'string' ? value : String(value)
 }
 
@@ -126,7 +127,7 @@ function variants(body: JsonObject): Variant[] {
       text: joinPairs(
         Object.entries(body)
           .filter(([key, value]) => key.toLowerCase() !== 'sign' && value !== null)
-          .map(([key, value]): Pair => [key, typeof value === 'object' && !isLosslessNumber(value) ? JSON.stringify(value) : standardScalar({key, value, order: 0})!])
+          .map(([key, value]): Pair => [key, typeof value === 'object' && !isLosslessNumber(value) ? stringifyJson(value) : standardScalar({key, value, order: 0})!])
           .sort(byKey),
       ),
     },

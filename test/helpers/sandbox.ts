@@ -1,0 +1,115 @@
+// An in-process sandbox on a random port, plus a client signing as its default merchant.
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer, type IncomingMessage, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {buildRequest, type ClientConfig} from '../../src/client/pipeline.js'
+import type {Endpoint} from '../../src/protocol/endpoints.js'
+import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
+import {readEnvelope} from '../../src/protocol/envelope.js'
+import {startSandbox, type RunningSandbox, type StartOptions} from '../../src/sandbox/server.js'
+import {readFileSync} from 'node:fs'
+
+export interface TestSandbox {
+  sandbox: RunningSandbox
+  dataDir: string
+  client: ClientConfig
+  /** Signs and posts; returns the verified answer body as plain JSON. */
+  send(endpoint: Endpoint, fields: Record<string, unknown>): Promise<Record<string, any>>
+  /** Posts a prepared body as is. */
+  post(path: string, body: unknown): Promise<{status: number; text: string; body: Record<string, any>}>
+  close(): Promise<void>
+}
+
+export async function testSandbox(options: Partial<StartOptions> = {}, dataDir = mkdtempSync(join(tmpdir(), 'unipay-sbx-'))): Promise<TestSandbox> {
+  const sandbox = await startSandbox({dataDir, port: 0, ...options})
+  const {runtime} = sandbox
+  const client: ClientConfig = {
+    baseUrl: runtime.url,
+    mchNo: runtime.merchant.mchNo,
+    appId: runtime.merchant.appId,
+    privateKey: loadPrivateKey(readFileSync(runtime.merchant.privateKeyFile, 'utf8')),
+    platformKey: loadPublicKey(runtime.platformPublicKeyPem),
+    verify: true,
+  }
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${runtime.url}${path}`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    const text = await response.text()
+    let parsed: Record<string, any> = {}
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      // left empty for non-JSON answers
+    }
+    return {status: response.status, text, body: parsed}
+  }
+  return {
+    sandbox,
+    dataDir,
+    client,
+    post,
+    async send(endpoint, fields) {
+      const request = buildRequest(client, endpoint, fields)
+      const answer = await post(endpoint.path, request.body)
+      const read = readEnvelope(answer.text, client.platformKey)
+      if (read.verified !== true) throw new Error(`answer not verified: ${answer.text}`)
+      return answer.body
+    },
+    async close() {
+      await sandbox.close()
+    },
+  }
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, {recursive: true, force: true})
+}
+
+export interface Receiver {
+  url: string
+  received: {body: string; headers: IncomingMessage['headers']}[]
+  /** Answers, in order, for the next arrivals; then `SUCCESS`. */
+  answers: {status: number; body: string}[]
+  close(): Promise<void>
+}
+
+/** A merchant's callback endpoint on a random port. */
+export async function callbackReceiver(): Promise<Receiver> {
+  const receiver: Omit<Receiver, 'url' | 'close'> = {received: [], answers: []}
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      receiver.received.push({body: Buffer.concat(chunks).toString('utf8'), headers: req.headers})
+      const answer = receiver.answers.shift() ?? {status: 200, body: 'SUCCESS'}
+      res.writeHead(answer.status, {'content-type': 'text/plain'})
+      res.end(answer.body)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const {port} = server.address() as AddressInfo
+  return {
+    ...receiver,
+    url: `http://127.0.0.1:${port}/notify`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  } as Receiver
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
