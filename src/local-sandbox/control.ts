@@ -20,9 +20,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+  // An exited daemon may linger as a zombie where nothing reaps orphans (some containers).
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return true
   }
 }
 
@@ -107,9 +112,9 @@ export async function stopSandbox(dataDir: string): Promise<boolean> {
   const runtime = readRuntime(dataDir)
   if (!runtime) return false
   process.kill(runtime.pid, 'SIGTERM')
-  for (let waited = 0; waited < 5000; waited += 50) {
+  for (let waited = 0; waited < 5000; waited += 20) {
     if (!alive(runtime.pid)) return true
-    await sleep(50)
+    await sleep(20)
   }
   process.kill(runtime.pid, 'SIGKILL')
   rmSync(sandboxRuntimeFile(dataDir), {force: true})
