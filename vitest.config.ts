@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 })

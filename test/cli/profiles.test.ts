@@ -1,0 +1,119 @@
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cli, type Cli} from '../helpers/cli.js'
+
+let c: Cli
+beforeAll(() => {
+  c = cli()
+})
+afterAll(async () => {
+  await c.cleanup()
+})
+
+const mode = (file: string) => statSync(file).mode & 0o777
+
+describe('keys and profiles', () => {
+  let privateKeyFile = ''
+  let privatePem = ''
+
+  it('generates a key pair: private key 0600 and never printed', async () => {
+    const result = await c.json(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'shop'])
+    expect(result.code).toBe(0)
+    privateKeyFile = result.body.data.privateKeyFile
+    privatePem = readFileSync(privateKeyFile, 'utf8')
+    expect(mode(privateKeyFile)).toBe(0o600)
+    expect(result.body.data.publicKeyPem).toMatch(/^-----BEGIN PUBLIC KEY-----/)
+    const body = privatePem.split('\n')[1]
+    expect(JSON.stringify(result.body)).not.toContain(body)
+    const again = await c.run(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'shop'])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('pass --force to overwrite')
+  })
+
+  it('adds a profile from flags (no terminal) into a 0600 config file', async () => {
+    const result = await c.run([
+      'profile', 'add', 'staging', '--environment', 'sandbox', '--base-url', 'https://sandbox.pay.example.com', '--mch-no', 'M200',
+      '--app-id', 'A200', '--private-key-file', privateKeyFile,
+    ])
+    expect(result.code).toBe(0)
+    const config = join(c.dir, 'config', 'unipay', 'config.json')
+    expect(mode(config)).toBe(0o600)
+    expect(JSON.parse(readFileSync(config, 'utf8')).profiles.staging).toMatchObject({mchNo: 'M200', privateKeyFile})
+  })
+
+  it('refuses bad settings with a clear message', async () => {
+    const badKey = join(c.dir, 'not-a-key.pem')
+    writeFileSync(badKey, 'hello')
+    const cases: [string[], string][] = [
+      [['profile', 'add', 'x1', '--base-url', 'pay.example.com', '--mch-no', 'M'], 'baseUrl must be an http(s) address'],
+      [['profile', 'add', 'x2', '--base-url', 'https://a', '--mch-no', 'M', '--private-key-file', badKey], 'not an RSA private key'],
+      [['profile', 'add', 'x3', '--base-url', 'https://a'], '--mch-no: is required'],
+      [['profile', 'add', 'local', '--base-url', 'https://a', '--mch-no', 'M'], '"local" is the built-in local sandbox profile'],
+      [['profile', 'add', 'staging', '--base-url', 'https://a', '--mch-no', 'M'], 'profile "staging" exists'],
+      [['profile', 'set', 'colour', 'blue', '--profile', 'staging'], 'unknown setting "colour"'],
+    ]
+    for (const [args, message] of cases) {
+      const result = await c.run(args)
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toContain(message)
+    }
+  })
+
+  it('lists, switches, shows without secrets, sets from stdin, removes', async () => {
+    const list = await c.json(['profile', 'list'])
+    expect(list.body.data.map((p: {name: string; active: boolean}) => [p.name, p.active])).toEqual([
+      ['local', true],
+      ['staging', false],
+    ])
+    expect((await c.run(['profile', 'use', 'staging'])).code).toBe(0)
+    expect((await c.run(['profile', 'use', 'nope'])).code).toBe(2)
+
+    const secret = 'md5-secret-value-42'
+    const set = await c.run(['profile', 'set', 'md5Key', '-'], {input: `${secret}\n`})
+    expect(set.code).toBe(0)
+    expect(set.stdout + set.stderr).not.toContain(secret)
+
+    const shown = await c.run(['profile', 'show'])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(/^md5Key\t\(set, hidden\)$/m)
+    expect(shown.stdout).toMatch(/^private key\tSHA256:\S+$/m)
+    expect(shown.stdout).not.toContain(secret)
+    expect(shown.stdout).not.toContain(privatePem.split('\n')[1])
+    const json = await c.json(['profile', 'show'])
+    expect(JSON.stringify(json.body)).not.toContain(secret)
+    expect(json.body.data).toMatchObject({name: 'staging', active: true, mchNo: 'M200', md5Key: '(set, hidden)'})
+
+    expect((await c.run(['profile', 'set', 'appId', '--unset'])).code).toBe(0)
+    expect((await c.json(['profile', 'show'])).body.data.appId).toBeUndefined()
+
+    expect((await c.run(['profile', 'remove', 'staging'])).code).toBe(0)
+    expect((await c.json(['profile', 'list'])).body.data).toEqual([expect.objectContaining({name: 'local', active: true})])
+    expect((await c.run(['profile', 'remove', 'local'])).code).toBe(2)
+  })
+
+  it('takes profile, address and keys from UNIPAY_* variables, below flags', async () => {
+    const result = await c.json(['pay', 'create', '--title', 'x', '--amount', '1', '--dry-run'], {})
+    expect(result.body.request.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/unipay\/pay$/)
+    const viaEnv = await c.run(['pay', 'create', '--title', 'x', '--amount', '1', '--dry-run', '--json'], {
+      env: {UNIPAY_BASE_URL: 'https://env.example.com'},
+    })
+    expect(JSON.parse(viaEnv.stdout).request.url).toBe('https://env.example.com/unipay/pay')
+    const flagWins = await c.run(['pay', 'create', '--title', 'x', '--amount', '1', '--dry-run', '--json', '--base-url', 'https://flag.example.com'], {
+      env: {UNIPAY_BASE_URL: 'https://env.example.com'},
+    })
+    expect(JSON.parse(flagWins.stdout).request.url).toBe('https://flag.example.com/unipay/pay')
+    const missing = await c.run(['ping'], {env: {UNIPAY_PROFILE: 'ghost'}})
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('no profile named "ghost"')
+  })
+
+  it('warns when a private key file is readable by others', async () => {
+    const loose = join(c.dir, 'loose.pem')
+    writeFileSync(loose, privatePem, {mode: 0o644})
+    const result = await c.run(['sign', '--data', '{"a":1}', '--profile', 'local', '--private-key', loose])
+    expect(result.code).toBe(0)
+    const viaProfile = await c.run(['ping', '--private-key', loose, '--dry-run'])
+    expect(viaProfile.stderr).toContain(`private key file ${loose} is readable by other users`)
+  })
+})
