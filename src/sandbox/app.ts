@@ -152,6 +152,11 @@ export function createSandboxApp(options: SandboxOptions) {
     if (method === 'GET' && path === '/_sandbox/notifications') {
       return {status: 200, body: store.values('notifications')}
     }
+    const resend = /^\/_sandbox\/notifications\/([^/]+)\/resend$/.exec(path)
+    if (method === 'POST' && resend) {
+      const notification = notifier.resend(decodeURIComponent(resend[1]))
+      return notification ? {status: 200, body: notification} : {status: 404, body: {error: `no notification ${resend[1]}`}}
+    }
     return {status: 404, body: {error: `no control endpoint ${method} ${path}`}}
   }
 

@@ -100,6 +100,17 @@ export class Notifier {
     return notification
   }
 
+  /** Sends a notification again now, whatever its state; its attempt log continues. */
+  resend(id: string): Notification | undefined {
+    const current = this.options.store.get<Notification>('notifications', id)
+    if (!current) return undefined
+    const next: Notification = {...current, state: 'pending', nextAttemptAt: this.options.now().getTime()}
+    this.options.store.put('notifications', id, next)
+    this.pending.add(id)
+    setImmediate(() => this.schedule())
+    return next
+  }
+
   private schedule(): void {
     if (this.stopped) return
     if (this.timer) clearTimeout(this.timer)
