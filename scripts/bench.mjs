@@ -1,0 +1,374 @@
+#!/usr/bin/env node
+// Benchmarks for unipay, run with `npm run bench` (which builds dist/ first).
+//
+// Every number is printed as a ratio to a baseline measured in the same run on the same
+// machine, so results are comparable across hardware. Targets from the product doc are shown
+// beside the ratios for reference only: this script never passes or fails on them. It exits
+// non-zero only when the harness itself breaks (a CLI run fails, the sandbox does not start).
+//
+// Usage: node scripts/bench.mjs [--json]   (--json adds a one-line JSON summary at the end)
+
+import {execFileSync, spawnSync} from 'node:child_process'
+import {createPrivateKey, createSign, randomBytes} from 'node:crypto'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import http from 'node:http'
+import os from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const BIN = join(ROOT, 'bin', 'run.js')
+const JSON_SUMMARY = process.argv.includes('--json')
+
+const STARTUP_RUNS = 15
+const STARTUP_WARMUPS = 2
+const SIGN_SECONDS = 1.5
+const HTTP_SECONDS = 3
+const HTTP_CONCURRENCY = 16
+
+// Targets quoted from the product doc; printed, never enforced.
+const TARGET = {version: 2.5, help: 2.5, payCreate: 4, jsrsasignSlower: 88, payCreatesPerSecond: 1500}
+
+// ---------------------------------------------------------------------------------------------
+// Isolated state: every CLI process gets its own config/data/home so the bench neither reads
+// nor touches the developer's profiles or their own sandbox.
+
+const tmp = mkdtempSync(join(os.tmpdir(), 'unipay-bench-'))
+const dataHome = join(tmp, 'data')
+for (const dir of ['config', 'data', 'cache', 'home']) mkdirSync(join(tmp, dir), {recursive: true})
+// XDG_CACHE_HOME too: oclif keeps a cache there, and an inherited one would escape the temp dir.
+const env = {
+  ...process.env,
+  XDG_CONFIG_HOME: join(tmp, 'config'),
+  XDG_DATA_HOME: dataHome,
+  XDG_CACHE_HOME: join(tmp, 'cache'),
+  HOME: join(tmp, 'home'),
+}
+// UNIPAY_* overrides (profile, base URL, keys) would point the CLI away from the local sandbox.
+for (const name of Object.keys(env)) if (name.startsWith('UNIPAY_')) delete env[name]
+const runtimeFile = join(dataHome, 'unipay', 'sandbox', 'runtime.json')
+
+// Always run the CLI as `node bin/run.js ...` via process.execPath, never through a shell or
+// the shebang, so the CLI and the `node -e ''` baseline pay exactly the same spawn overhead.
+function cliOk(args) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {cwd: ROOT, env, encoding: 'utf8', timeout: 60_000})
+  if (result.status !== 0) {
+    throw new Error(`unipay ${args.join(' ')} exited ${result.status ?? result.signal}:\n${result.stderr}${result.stdout}`)
+  }
+  return result.stdout
+}
+
+let cleanedUp = false
+/** Stops our sandbox and removes the temp dir; synchronous so it also works from a signal handler. */
+function cleanup() {
+  if (cleanedUp) return
+  cleanedUp = true
+  let pid
+  try {
+    pid = JSON.parse(readFileSync(runtimeFile, 'utf8')).pid
+  } catch {}
+  try {
+    execFileSync(process.execPath, [BIN, 'sandbox', 'stop'], {cwd: ROOT, env, stdio: 'ignore', timeout: 20_000})
+  } catch {}
+  // Belt and braces: if `sandbox stop` failed, end our sandbox (and only ours) by its pid.
+  if (pid) {
+    try {
+      process.kill(pid, 0)
+      process.kill(pid, 'SIGKILL')
+    } catch {}
+  }
+  rmSync(tmp, {recursive: true, force: true})
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    cleanup()
+    process.exit(128 + os.constants.signals[signal])
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const now = () => performance.now()
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+const fmtInt = (n) => Math.round(n).toLocaleString('en-US')
+const fmtRatio = (r) => (r >= 10 ? r.toFixed(0) : r.toFixed(r >= 1 ? 1 : 2))
+const pad = (s, n) => String(s).padEnd(n)
+const lpad = (s, n) => String(s).padStart(n)
+
+/**
+ * Runs each function for about `seconds` of wall time in total and returns ops/s per key.
+ * The time is cut into slices taken round-robin, so drift (CPU boost, noisy neighbours on a
+ * VM, GC) is shared by all cases instead of favouring whichever ran first.
+ */
+async function throughputs(fns, seconds, slices = 10) {
+  const keys = Object.keys(fns)
+  for (const key of keys) {
+    const warmEnd = now() + 100
+    while (now() < warmEnd) fns[key]()
+  }
+  const count = Object.fromEntries(keys.map((k) => [k, 0]))
+  const spent = Object.fromEntries(keys.map((k) => [k, 0]))
+  const sliceMs = (seconds * 1000) / slices
+  for (let i = 0; i < slices; i++) {
+    for (const key of keys) {
+      const fn = fns[key]
+      const start = now()
+      const end = start + sliceMs
+      let t = start
+      while (t < end) {
+        fn()
+        count[key]++
+        t = now()
+      }
+      spent[key] += t - start
+    }
+    await new Promise(setImmediate) // let a pending SIGINT handler run
+  }
+  return Object.fromEntries(keys.map((k) => [k, (count[k] * 1000) / spent[k]]))
+}
+
+/** "yyyy-MM-dd HH:mm:ss" in GMT+8, the platform's clock. */
+function gmt8(date = new Date(Date.now() + 8 * 3600e3)) {
+  const p = (n) => String(n).padStart(2, '0')
+  return `${date.getUTCFullYear()}-${p(date.getUTCMonth() + 1)}-${p(date.getUTCDate())} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Start-up
+
+async function benchStartup() {
+  const cases = [
+    {key: 'node', label: "node -e ''", argv: ['-e', '']},
+    {key: 'version', label: '--version', argv: [BIN, '--version']},
+    {key: 'help', label: '--help', argv: [BIN, '--help']},
+    {key: 'payCreate', label: 'pay create --json', argv: [BIN, 'pay', 'create', '--title', 'Bench', '--amount', '100', '--json']},
+  ]
+  const times = Object.fromEntries(cases.map((c) => [c.key, []]))
+  // Round-robin over the cases so slow drift (thermal, other load) hits all of them alike.
+  for (let i = 0; i < STARTUP_WARMUPS + STARTUP_RUNS; i++) {
+    for (const c of cases) {
+      const start = now()
+      const result = spawnSync(process.execPath, c.argv, {cwd: ROOT, env, encoding: 'utf8', timeout: 60_000})
+      const ms = now() - start
+      if (result.status !== 0) throw new Error(`${c.label} exited ${result.status ?? result.signal}:\n${result.stderr}${result.stdout}`)
+      if (i >= STARTUP_WARMUPS) times[c.key].push(ms)
+    }
+    // Yield to the event loop so a SIGINT handler (cleanup) is not held up by the whole loop.
+    await new Promise(setImmediate)
+  }
+  const ms = Object.fromEntries(cases.map((c) => [c.key, median(times[c.key])]))
+  console.log(`Start-up: median wall time of ${STARTUP_RUNS} runs after ${STARTUP_WARMUPS} warm-ups`)
+  for (const c of cases) {
+    const ratio = ms[c.key] / ms.node
+    const vs = c.key === 'node' ? 'baseline' : `${fmtRatio(ratio)}x node -e ''`
+    const target = TARGET[c.key] ? `target <= ${TARGET[c.key]}x` : ''
+    console.log(`  ${pad(c.label, 20)}${lpad(ms[c.key].toFixed(0), 6)} ms  ${pad(vs, 20)}${target}`.trimEnd())
+  }
+  return {ms: roundAll(ms), ratio: roundAll({version: ms.version / ms.node, help: ms.help / ms.node, payCreate: ms.payCreate / ms.node}, 2)}
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Signing throughput
+
+function payBody(runtime, seq = 0) {
+  return {
+    mchNo: runtime.merchant.mchNo,
+    appId: runtime.merchant.appId,
+    reqId: `BENCH-${process.pid}-${seq}-${randomBytes(6).toString('hex')}`,
+    nonceStr: randomBytes(16).toString('hex'),
+    reqTime: gmt8(),
+    bizOrderNo: `B${Date.now()}${process.pid}${seq}`,
+    title: 'Bench order',
+    amount: 100,
+    method: 'walletA_qr',
+  }
+}
+
+/** A realistic pay body for the signing bench (~15 fields, nested goodsDetail). */
+function richPayBody(runtime) {
+  return {
+    ...payBody(runtime),
+    description: 'Two coffees and a croissant',
+    currency: 'cny',
+    clientIp: '203.0.113.7',
+    notifyUrl: 'https://shop.example.com/unipay/notify',
+    returnUrl: 'https://shop.example.com/orders/return',
+    attach: 'table=12;staff=0042',
+    expiredTime: gmt8(new Date(Date.now() + 8 * 3600e3 + 30 * 60e3)),
+    goodsDetail: [
+      {goodsId: 'SKU-1001', goodsName: 'Flat white', quantity: 2, price: 30},
+      {goodsId: 'SKU-2001', goodsName: 'Croissant', quantity: 1, price: 25},
+      {goodsId: 'SKU-9001', goodsName: 'Bag fee', quantity: 1, price: 15},
+    ],
+  }
+}
+
+async function benchSigning(runtime, privateKey) {
+  const {signString} = await import(new URL('../dist/protocol/signature.js', import.meta.url))
+  const {canonicalString} = await import(new URL('../dist/protocol/canonical.js', import.meta.url))
+  // jsrsasign is CommonJS; its namespace arrives as the default export.
+  const {KJUR} = (await import('jsrsasign')).default
+
+  const body = richPayBody(runtime)
+  const text = canonicalString(body)
+  const pkcs8Pem = privateKey.export({type: 'pkcs8', format: 'pem'})
+
+  const raw = () => createSign('RSA-SHA256').update(text).sign(privateKey, 'base64')
+  const project = () => signString(text, privateKey)
+  const fullPath = () => signString(canonicalString(body), privateKey)
+  // A fresh Signature per call, as code that signs per request would do.
+  const jsrsa = () => {
+    const sig = new KJUR.crypto.Signature({alg: 'SHA256withRSA'})
+    sig.init(pkcs8Pem)
+    sig.updateString(text)
+    return sig.sign()
+  }
+
+  // PKCS#1 v1.5 is deterministic, so all four must agree; a mismatch means we bench the wrong thing.
+  const expected = raw()
+  if (project() !== expected || fullPath() !== expected || Buffer.from(jsrsa(), 'hex').toString('base64') !== expected) {
+    throw new Error('signatures differ between node:crypto, signString and jsrsasign')
+  }
+
+  const rate = await throughputs({nodeCrypto: raw, signString: project, canonicalAndSign: fullPath, jsrsasign: jsrsa}, SIGN_SECONDS)
+  const keyBits = privateKey.asymmetricKeyDetails?.modulusLength
+  console.log(`Signing: RSA-${keyBits} SHA256withRSA, ${text.length}-char canonical string, ~${SIGN_SECONDS} s each`)
+  const line = (label, r, vs) => console.log(`  ${pad(label, 20)}${lpad(fmtInt(r), 6)} sigs/s  ${vs}`.trimEnd())
+  line('node:crypto', rate.nodeCrypto, 'baseline')
+  line('signString', rate.signString, `${(rate.signString / rate.nodeCrypto).toFixed(2)}x node:crypto`)
+  line('canonical + sign', rate.canonicalAndSign, `${(rate.canonicalAndSign / rate.nodeCrypto).toFixed(2)}x node:crypto`)
+  const slower = rate.nodeCrypto / rate.jsrsasign
+  line('jsrsasign', rate.jsrsasign, `${pad(`${fmtRatio(slower)}x slower than node:crypto`, 32)}doc claims ~${TARGET.jsrsasignSlower}x`)
+  return {
+    perSecond: roundAll(rate),
+    ratio: roundAll(
+      {signString: rate.signString / rate.nodeCrypto, canonicalAndSign: rate.canonicalAndSign / rate.nodeCrypto, jsrsasignSlower: slower},
+      2,
+    ),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Sandbox throughput
+
+// One keep-alive pool sized to the concurrency, so no request pays for a TCP handshake.
+const agent = new http.Agent({keepAlive: true, maxSockets: HTTP_CONCURRENCY})
+
+function request(url, method, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const headers = payload === undefined ? {} : {'content-type': 'application/json', 'content-length': Buffer.byteLength(payload)}
+    const req = http.request(url, {method, agent, headers}, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => resolve({status: res.statusCode, text: Buffer.concat(chunks).toString('utf8')}))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+/** Keeps HTTP_CONCURRENCY requests in flight for `seconds`; returns successful answers/s and tallies. */
+async function load(makeRequest, seconds) {
+  const tally = {ok: 0, codes: {}, errors: 0, firstFailure: undefined}
+  const start = now()
+  const end = start + seconds * 1000
+  const worker = async () => {
+    while (now() < end) {
+      try {
+        const {status, text} = await makeRequest()
+        const code = status === 200 ? JSON.parse(text).code : `HTTP ${status}`
+        if (code === 0) tally.ok++
+        else {
+          tally.codes[code] = (tally.codes[code] ?? 0) + 1
+          tally.firstFailure ??= text.slice(0, 300)
+        }
+      } catch (error) {
+        tally.errors++
+        tally.firstFailure ??= error.message
+      }
+    }
+  }
+  await Promise.all(Array.from({length: HTTP_CONCURRENCY}, worker))
+  return {okPerSecond: (tally.ok * 1000) / (now() - start), ...tally}
+}
+
+async function benchSandbox(runtime, privateKey) {
+  const {signString} = await import(new URL('../dist/protocol/signature.js', import.meta.url))
+  const {canonicalString} = await import(new URL('../dist/protocol/canonical.js', import.meta.url))
+  let seq = 0
+  const ping = () => request(`${runtime.url}/unipay/callback/ping`, 'GET')
+  // Signed in-process per request, as a real client would (this competes with the sandbox for CPU).
+  const payCreate = () => {
+    const body = payBody(runtime, ++seq)
+    body.sign = signString(canonicalString(body), privateKey)
+    return request(`${runtime.url}/unipay/pay`, 'POST', body)
+  }
+
+  // Short warm-ups open the keep-alive sockets and let the JIT settle on both sides.
+  await load(ping, 0.3)
+  const pingResult = await load(ping, HTTP_SECONDS)
+  await load(payCreate, 0.3)
+  const payResult = await load(payCreate, HTTP_SECONDS)
+  agent.destroy()
+
+  if (pingResult.ok === 0) throw new Error(`no ping succeeded: ${pingResult.firstFailure}`)
+  if (payResult.ok === 0) throw new Error(`no pay create succeeded: ${payResult.firstFailure}`)
+
+  const failures = Object.values(payResult.codes).reduce((a, b) => a + b, 0)
+  console.log(`Sandbox throughput: concurrency ${HTTP_CONCURRENCY}, keep-alive, ~${HTTP_SECONDS} s each`)
+  console.log(`  ${pad('ping (GET)', 20)}${lpad(fmtInt(pingResult.okPerSecond), 6)} req/s   baseline`)
+  console.log(
+    `  ${pad('pay create', 20)}${lpad(fmtInt(payResult.okPerSecond), 6)} req/s   ${pad(`${(payResult.okPerSecond / pingResult.okPerSecond).toFixed(2)}x ping`, 20)}target >= ${fmtInt(TARGET.payCreatesPerSecond)}/s`,
+  )
+  const codes = Object.entries(payResult.codes).map(([c, n]) => `${c}: ${n}`).join(', ')
+  console.log(`  ${pad('', 20)}${failures} non-zero codes${codes ? ` (${codes})` : ''}, ${payResult.errors} transport errors`)
+  if (payResult.firstFailure) console.log(`  first failure: ${payResult.firstFailure}`)
+  return {
+    pingPerSecond: Math.round(pingResult.okPerSecond),
+    payCreatePerSecond: Math.round(payResult.okPerSecond),
+    ratio: Number((payResult.okPerSecond / pingResult.okPerSecond).toFixed(3)),
+    nonZeroCodes: failures,
+    transportErrors: payResult.errors + pingResult.errors,
+  }
+}
+
+function roundAll(obj, digits = 0) {
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, Number(v.toFixed(digits))]))
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  console.log(`unipay bench · node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} CPUs · ${os.cpus()[0]?.model ?? ''}`.trimEnd())
+  console.log('All ratios are against baselines measured in this run; targets are from the product doc.')
+  cliOk(['sandbox', 'start'])
+  const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8'))
+  const privateKey = createPrivateKey(readFileSync(runtime.merchant.privateKeyFile))
+
+  console.log('')
+  const startup = await benchStartup()
+  console.log('')
+  const signing = await benchSigning(runtime, privateKey)
+  console.log('')
+  const sandbox = await benchSandbox(runtime, privateKey)
+
+  if (JSON_SUMMARY) {
+    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, targets: TARGET}))
+  }
+}
+
+try {
+  await main()
+} catch (error) {
+  console.error(`bench failed: ${error.stack ?? error}`)
+  process.exitCode = 1
+} finally {
+  cleanup()
+}
