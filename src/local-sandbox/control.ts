@@ -13,6 +13,7 @@ const START_TIMEOUT_MS = 20_000
 export interface StartSettings {
   port?: number
   timeScale?: number
+  tokenTtlSeconds?: number
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -83,6 +84,7 @@ export async function ensureSandbox(
     rmSync(sandboxRuntimeFile(dataDir), {force: true})
     const log = openSync(join(dir, 'sandbox.log'), 'a', 0o600)
     const args = [DAEMON, '--data-dir', dataDir, '--port', String(settings.port ?? 0), '--time-scale', String(settings.timeScale ?? 1)]
+    if (settings.tokenTtlSeconds) args.push('--token-ttl', String(settings.tokenTtlSeconds))
     const child = spawn(process.execPath, args, {detached: true, stdio: ['ignore', log, log]})
     closeSync(log)
     child.unref()

@@ -1,7 +1,17 @@
 // The endpoint catalog: path, what the request may carry, and how it may be retried. The
 // client sends only declared fields; the sandbox rebuilds the string to sign from them.
 import {z} from 'zod'
-import {commonFields, closeFields, payFields, pingFields, queryPayFields, syncPayFields} from './schemas.js'
+import {
+  closeFields,
+  commonFields,
+  payFields,
+  pingFields,
+  queryPayFields,
+  queryRefundFields,
+  refundFields,
+  syncPayFields,
+  syncRefundFields,
+} from './schemas.js'
 
 export interface Endpoint {
   path: string
@@ -18,6 +28,9 @@ export const endpoints = {
   syncPay: {path: '/unipay/sync/order/pay', kind: 'read', fields: syncPayFields},
   queryPay: {path: '/unipay/query/pay-order', kind: 'read', fields: queryPayFields},
   ping: {path: '/unipay/ping', kind: 'read', fields: pingFields},
+  refund: {path: '/unipay/refund', kind: 'create', fields: refundFields},
+  queryRefund: {path: '/unipay/query/refund-order', kind: 'read', fields: queryRefundFields},
+  syncRefund: {path: '/unipay/sync/order/refund', kind: 'read', fields: syncRefundFields},
 } satisfies Record<string, Endpoint>
 
 export type EndpointName = keyof typeof endpoints

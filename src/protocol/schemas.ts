@@ -135,7 +135,25 @@ export const queryPayFields = z
 
 export const pingFields = z.object({...commonFields})
 
+export const refundFields = z
+  .object({
+    ...commonFields,
+    tradeNo: text(100).optional(),
+    bizOrderNo: text(100).optional(),
+    amount: integer(1, MAX_PAY_CENTS),
+    reason: text(50).optional(),
+    bizRefundNo: text(100).optional(),
+  })
+  .superRefine(oneOf(['tradeNo', 'bizOrderNo']))
+
+export const queryRefundFields = z
+  .object({...commonFields, refundNo: text(100).optional(), bizRefundNo: text(100).optional()})
+  .superRefine(oneOf(['refundNo', 'bizRefundNo']))
+
+export const syncRefundFields = queryRefundFields
+
 export type PayRequest = z.infer<typeof payFields>
+export type RefundRequest = z.infer<typeof refundFields>
 
 export interface FieldProblem {
   field: string

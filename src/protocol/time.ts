@@ -23,3 +23,8 @@ export function parseGmt8(text: string): Date | undefined {
   const date = new Date(ms)
   return formatGmt8(date) === text ? date : undefined
 }
+
+/** ISO 8601 with the +08:00 offset, as the management API writes times. */
+export function isoGmt8(date: Date): string {
+  return `${formatGmt8(date).replace(' ', 'T')}+08:00`
+}

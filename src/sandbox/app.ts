@@ -1,19 +1,21 @@
 // The sandbox platform as a request handler (no listening here): route from the endpoint
 // catalog, parse the raw body, check common fields, merchant, signature over the declared
 // fields, replay, field rules; then the domain; every answer a signed SignedResult.
-import {randomUUID, type KeyObject} from 'node:crypto'
+import {createPrivateKey, createPublicKey, randomUUID, type KeyObject} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
-import {checkFields, type PayRequest} from '../protocol/schemas.js'
+import {checkFields, type PayRequest, type RefundRequest} from '../protocol/schemas.js'
 import {signString, verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import {PlatformFailure, fail} from './errors.js'
 import {Notifier} from './notifier.js'
 import {PayService, payOrderResult, payResult} from './pay.js'
+import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.js'
+import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
 import type {Store} from './store.js'
 
@@ -27,6 +29,9 @@ export interface Merchant {
 export interface SandboxOptions {
   store: Store
   platformPrivateKeyPem: string
+  /** The management API's login key pair (passwords are encrypted with its public key). */
+  loginPrivateKeyPem: string
+  tokenTtlSeconds?: number
   now?: () => Date
   timeScale?: number
   /** Replay and reqTime checks (on by default, as on the platform). */
@@ -38,6 +43,7 @@ interface CallContext {
   body: Record<string, unknown>
   merchant: Merchant
   appId: string
+  clientIp?: string
 }
 
 type Handler = (call: CallContext) => unknown
@@ -50,6 +56,16 @@ export function createSandboxApp(options: SandboxOptions) {
   const {store} = options
   const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now})
   const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
+  const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
+  const loginKey = createPrivateKey(options.loginPrivateKeyPem)
+  const management = new Management({
+    store,
+    refunds,
+    loginKeyPem: options.loginPrivateKeyPem,
+    loginPublicKeyDer: createPublicKey(loginKey).export({format: 'der', type: 'spki'}).toString('base64'),
+    now,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS,
+  })
   const replay = new ReplayGuard(now)
   const merchantKeys = new Map<string, KeyObject>()
 
@@ -70,6 +86,18 @@ export function createSandboxApp(options: SandboxOptions) {
       {endpoint: endpoints.syncPay, handle: ({body, merchant}) => ({orderStatus: pay.find(merchant.mchNo, body).status, adjust: false})},
     ],
     [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(pay.find(merchant.mchNo, body))}],
+    [
+      endpoints.refund.path,
+      {endpoint: endpoints.refund, handle: ({body, clientIp}) => refundResult(refunds.create(body as RefundRequest, clientIp))},
+    ],
+    [
+      endpoints.queryRefund.path,
+      {endpoint: endpoints.queryRefund, handle: ({body, merchant}) => refundOrderResult(refunds.find(merchant.mchNo, body))},
+    ],
+    [
+      endpoints.syncRefund.path,
+      {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => ({orderStatus: refunds.find(merchant.mchNo, body).status, adjust: false})},
+    ],
     [
       endpoints.ping.path,
       {
@@ -135,7 +163,7 @@ export function createSandboxApp(options: SandboxOptions) {
       }
       const problems = checkFields(route.endpoint.fields, plain)
       if (problems.length > 0) fail(10506, problems.map((p) => `${p.field}: ${p.message}`).join('; '))
-      const data = route.handle({body: plain, merchant, appId})
+      const data = route.handle({body: plain, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
       return signedAnswer(0, 'success', data, reqId)
     } catch (error) {
       if (error instanceof PlatformFailure) return signedAnswer(error.code, error.message, null, reqId)
@@ -149,6 +177,30 @@ export function createSandboxApp(options: SandboxOptions) {
       if (!input.order) return {status: 400, body: {error: 'order is required'}}
       return {status: 200, body: payOrderResult(pay.payerPays(input.order, input.outcome ?? 'success', input.wallet))}
     }
+    const settle = /^\/_sandbox\/refunds\/([^/]+)\/settle$/.exec(path)
+    if (method === 'POST' && settle) {
+      const input = JSON.parse(rawText || '{}') as {outcome?: 'success' | 'fail' | 'close'}
+      const refund = refunds.settle(refunds.findAnyMerchant(decodeURIComponent(settle[1])), input.outcome ?? 'success')
+      return {status: 200, body: refundRecord(refund)}
+    }
+    if (method === 'POST' && path === '/_sandbox/users') {
+      const input = JSON.parse(rawText || '{}') as {account?: string; password?: string; mchNo?: string}
+      const mchNo = input.mchNo ?? ''
+      if (!store.get<Merchant>('merchants', mchNo)) return {status: 400, body: {code: 20023, message: `no merchant ${mchNo}`}}
+      return {status: 200, body: management.addUser(input.account ?? '', input.password ?? '', mchNo)}
+    }
+    if (method === 'POST' && path === '/_sandbox/merchants') {
+      const input = JSON.parse(rawText || '{}') as {mchNo?: string; appId?: string; publicKeyPem?: string}
+      if (!input.mchNo || !/^[A-Za-z0-9_-]{1,32}$/.test(input.mchNo)) return {status: 400, body: {code: 10506, message: 'mchNo: 1-32 letters, digits, _ or -'}}
+      try {
+        loadPublicKey(input.publicKeyPem ?? '')
+      } catch {
+        return {status: 400, body: {code: 10506, message: 'publicKeyPem: not an RSA public key'}}
+      }
+      const appId = input.appId ?? `A${input.mchNo}`
+      registerMerchant({mchNo: input.mchNo, appIds: [appId], defaultAppId: appId, publicKeyPem: input.publicKeyPem!})
+      return {status: 200, body: {mchNo: input.mchNo, appId}}
+    }
     if (method === 'GET' && path === '/_sandbox/notifications') {
       return {status: 200, body: store.values('notifications')}
     }
@@ -158,6 +210,23 @@ export function createSandboxApp(options: SandboxOptions) {
       return notification ? {status: 200, body: notification} : {status: 404, body: {error: `no notification ${resend[1]}`}}
     }
     return {status: 404, body: {error: `no control endpoint ${method} ${path}`}}
+  }
+
+  /** Management endpoints answer Result {code, message, data}, unsigned. */
+  function manage(method: string, url: URL, rawText: string, token: string | undefined): {status: number; body: unknown} {
+    const ok = (data: unknown) => ({status: 200, body: {code: 0, message: 'success', data}})
+    try {
+      const route = `${method} ${url.pathname}`
+      if (route === 'GET /token/public-key') return ok(management.publicKey())
+      if (route === 'POST /token/login') return ok(management.login(new URLSearchParams(rawText)))
+      if (route === 'GET /mch/order/refund/page') return ok(management.refundPage(token, url.searchParams))
+      if (route === 'GET /mch/order/refund/get-by-id') return ok(management.refundById(token, url.searchParams))
+      return {status: 404, body: {code: 10404, message: `no route ${route}`, data: null}}
+    } catch (error) {
+      if (error instanceof HttpFailure) return {status: error.httpStatus, body: {code: error.code, message: error.message, data: null}}
+      if (error instanceof PlatformFailure) return {status: 200, body: {code: error.code, message: error.message, data: null}}
+      throw error
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -171,6 +240,10 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
       }
       const rawText = await readBody(req)
+      if (url.pathname.startsWith('/token/') || url.pathname.startsWith('/mch/')) {
+        const answer = manage(req.method ?? 'GET', url, rawText, req.headers.accesstoken as string | undefined)
+        return send(answer.status, JSON.stringify(answer.body))
+      }
       if (url.pathname.startsWith('/_sandbox/')) {
         const answer = control(req.method ?? 'GET', url.pathname, rawText)
         return send(answer.status, JSON.stringify(answer.body))
@@ -199,10 +272,12 @@ export function createSandboxApp(options: SandboxOptions) {
     start() {
       notifier.start()
       pay.startExpiry()
+      refunds.start()
     },
     stop() {
       notifier.stop()
       pay.stop()
+      refunds.stop()
     },
   }
 }

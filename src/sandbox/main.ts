@@ -13,6 +13,7 @@ const {values} = parseArgs({
     host: {type: 'string', default: '127.0.0.1'},
     'time-scale': {type: 'string', default: '1'},
     'no-replay-checks': {type: 'boolean', default: false},
+    'token-ttl': {type: 'string'},
   },
 })
 
@@ -28,6 +29,7 @@ const sandbox = await startSandbox({
   host: values.host,
   timeScale: Number(values['time-scale']) || 1,
   replayChecks: !values['no-replay-checks'],
+  tokenTtlSeconds: values['token-ttl'] ? Number(values['token-ttl']) : undefined,
 })
 const runtimeFile = sandboxRuntimeFile(dataDir)
 writeFileSync(`${runtimeFile}.tmp`, JSON.stringify(sandbox.runtime, null, 2), {mode: 0o600})

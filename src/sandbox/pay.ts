@@ -163,6 +163,15 @@ export class PayService {
     return order
   }
 
+  /** tradeNo wins over bizOrderNo, as the spec says for refunds. */
+  findForRefund(mchNo: string, ref: {tradeNo?: string; bizOrderNo?: string}): PayOrder {
+    if (ref.tradeNo) {
+      const order = this.deps.store.values<PayOrder>('payOrders').find((o) => o.tradeNo === ref.tradeNo && o.mchNo === mchNo)
+      return order ?? fail(20041, `trade ${ref.tradeNo} not found`)
+    }
+    return this.find(mchNo, {bizOrderNo: ref.bizOrderNo})
+  }
+
   find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}): PayOrder {
     let order: PayOrder | undefined
     const {store} = this.deps
@@ -232,6 +241,11 @@ export class PayService {
       this.deps.notifier.emit({event, url: order.notifyUrl, mchNo: order.mchNo, appId: order.appId || undefined, data: payOrderResult(order)})
     }
     return order
+  }
+
+  /** Stores a changed order (refund reservations); no event. */
+  update(order: PayOrder): void {
+    this.save(order)
   }
 
   private save(order: PayOrder): void {

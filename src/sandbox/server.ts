@@ -17,6 +17,7 @@ export interface StartOptions {
   host?: string
   timeScale?: number
   replayChecks?: boolean
+  tokenTtlSeconds?: number
 }
 
 export interface RunningSandbox {
@@ -31,11 +32,14 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const platform = ensureKeyPair(join(dir, 'keys'), 'platform')
   const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
+  const login = ensureKeyPair(join(dir, 'keys'), 'login')
   const store = new Store(join(dir, 'journal.jsonl')).open()
   let url = ''
   const app = createSandboxApp({
     store,
     platformPrivateKeyPem: platform.privateKeyPem,
+    loginPrivateKeyPem: login.privateKeyPem,
+    tokenTtlSeconds: options.tokenTtlSeconds,
     timeScale: options.timeScale,
     replayChecks: options.replayChecks,
     publicUrl: () => url,

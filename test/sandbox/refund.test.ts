@@ -1,0 +1,148 @@
+import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {endpoints} from '../../src/protocol/endpoints.js'
+import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
+import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+
+let t: TestSandbox
+let receiver: Receiver
+beforeAll(async () => {
+  t = await testSandbox({timeScale: 5, tokenTtlSeconds: 2})
+  receiver = await callbackReceiver()
+})
+afterAll(async () => {
+  await receiver.close()
+  await t.close()
+  removeDir(t.dataDir)
+})
+
+let seq = 0
+async function paidOrder(amount = 100): Promise<{orderNo: string; bizOrderNo: string; tradeNo: string}> {
+  const created = await t.send(endpoints.pay, {bizOrderNo: `RO${++seq}-${Date.now()}`, title: 'x', amount, authCode: '134567890123456789', notifyUrl: receiver.url})
+  expect(created.data.status).toBe('success')
+  return created.data
+}
+const order = (orderNo: string) => t.send(endpoints.queryPay, {orderNo}).then((a) => a.data)
+const refund = (ref: string) => t.send(endpoints.queryRefund, {refundNo: ref}).then((a) => a.data)
+
+describe('refunds', () => {
+  it('takes 30 then 70 of 100, refuses a third, and the order ends refunded with balance 0', async () => {
+    const paid = await paidOrder()
+    const first = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 30, bizRefundNo: 'A1'})
+    expect(first.data).toMatchObject({bizRefundNo: 'A1', status: 'progress'})
+    expect(await order(paid.orderNo)).toMatchObject({refundableBalance: 70, refundStatus: 'refunding'})
+    const second = await t.send(endpoints.refund, {tradeNo: paid.tradeNo, amount: 70, bizRefundNo: 'A2'})
+    expect(second.code).toBe(0)
+    const third = await t.send(endpoints.refund, {tradeNo: paid.tradeNo, amount: 1, bizRefundNo: 'A3'})
+    expect(third).toMatchObject({code: 20060, msg: expect.stringContaining('over the refundable balance 0')})
+    await waitFor(async () => (await refund(second.data.refundNo)).status === 'success')
+    expect(await refund(first.data.refundNo)).toMatchObject({status: 'success', amount: 30, orderAmount: 100, finishTime: expect.any(String)})
+    expect(await order(paid.orderNo)).toMatchObject({refundableBalance: 0, refundStatus: 'refunded'})
+    const events = await waitFor(() => {
+      const list = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.event === 'refund.success' && b.data.bizOrderNo === paid.bizOrderNo)
+      return list.length === 2 && list
+    })
+    expect(events.map((e) => e.data.amount).sort()).toEqual(['30', '70'])
+  })
+
+  it('never lets 20 concurrent refunds of 10 exceed an order of 100', async () => {
+    const paid = await paidOrder()
+    const answers = await Promise.all(
+      Array.from({length: 20}, (_, i) => t.send(endpoints.refund, {orderNo: undefined, bizOrderNo: paid.bizOrderNo, amount: 10, bizRefundNo: `P${i}`})),
+    )
+    expect(answers.filter((a) => a.code === 0)).toHaveLength(10)
+    expect(answers.filter((a) => a.code === 20060)).toHaveLength(10)
+    expect((await order(paid.orderNo)).refundableBalance).toBe(0)
+  })
+
+  it('gives a failed refund back to the balance and emits refund.fail; close likewise', async () => {
+    const paid = await paidOrder()
+    const failing = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 40, reason: 'test:fail'})
+    const closing = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 20, reason: 'test:close'})
+    expect((await order(paid.orderNo)).refundableBalance).toBe(40)
+    await waitFor(async () => (await refund(closing.data.refundNo)).status === 'close')
+    expect(await refund(failing.data.refundNo)).toMatchObject({status: 'fail', errorMsg: expect.any(String)})
+    expect(await order(paid.orderNo)).toMatchObject({refundableBalance: 100, refundStatus: 'no_refund'})
+    await waitFor(() => receiver.received.some((r) => JSON.parse(r.body).event === 'refund.fail' && JSON.parse(r.body).data.refundNo === failing.data.refundNo))
+    await waitFor(() => receiver.received.some((r) => JSON.parse(r.body).event === 'refund.close' && JSON.parse(r.body).data.refundNo === closing.data.refundNo))
+  })
+
+  it('is idempotent on bizRefundNo per order, and refuses unpaid orders', async () => {
+    const paid = await paidOrder()
+    const a = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 5, bizRefundNo: 'SAME', reason: 'test:slow'})
+    const b = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 5, bizRefundNo: 'SAME', reason: 'test:slow'})
+    expect(b.data.refundNo).toBe(a.data.refundNo)
+    expect((await order(paid.orderNo)).refundableBalance).toBe(95)
+    expect((await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 6, bizRefundNo: 'SAME'})).code).toBe(10507)
+    const unpaid = await t.send(endpoints.pay, {bizOrderNo: `U${Date.now()}`, title: 'x', amount: 10, method: 'walletA_qr'})
+    expect((await t.send(endpoints.refund, {bizOrderNo: unpaid.data.bizOrderNo, amount: 1})).code).toBe(20044)
+    // the slow one waits for the channel; settled by hand it syncs to its final state
+    const settled = await fetch(`${t.sandbox.url}/_sandbox/refunds/${a.data.refundNo}/settle`, {method: 'POST', body: '{"outcome":"success"}'})
+    expect(settled.status).toBe(200)
+    expect((await t.send(endpoints.syncRefund, {bizRefundNo: 'SAME'})).data).toEqual({orderStatus: 'success', adjust: false})
+    expect((await order(paid.orderNo)).refundStatus).toBe('partial_refund')
+  })
+})
+
+const json = async (response: Response): Promise<any> => response.json()
+
+describe('management API', () => {
+  const login = async (account: string, password: string) => {
+    const key = (await json(await fetch(`${t.sandbox.url}/token/public-key`))).data as string
+    const publicKey = createPublicKey({key: Buffer.from(key, 'base64'), format: 'der', type: 'spki'})
+    const encrypted = publicEncrypt({key: publicKey, padding: constants.RSA_PKCS1_PADDING}, Buffer.from(password)).toString('base64')
+    const form = new URLSearchParams({account, password: encrypted, loginType: 'password', client: 'merchant'})
+    return json(await fetch(`${t.sandbox.url}/token/login`, {method: 'POST', body: form}))
+  }
+  const page = async (token: string | undefined, query: Record<string, string>) => {
+    const response = await fetch(`${t.sandbox.url}/mch/order/refund/page?${new URLSearchParams(query)}`, {headers: token ? {Accesstoken: token} : {}})
+    return {status: response.status, body: await json(response)}
+  }
+
+  it('logs in with an RSA-encrypted password, filters, pages, and scopes to the merchant', async () => {
+    const other = generateRsaKeyPair()
+    await fetch(`${t.sandbox.url}/_sandbox/merchants`, {method: 'POST', body: JSON.stringify({mchNo: 'M2', publicKeyPem: other.publicKeyPem})})
+    await fetch(`${t.sandbox.url}/_sandbox/users`, {method: 'POST', body: JSON.stringify({account: 'ops', password: 'pw-1', mchNo: t.client.mchNo})})
+    const otherClient = {...t.client, mchNo: 'M2', appId: 'AM2', privateKey: loadPrivateKey(other.privateKeyPem)}
+    const otherOrder = await testSendAs(otherClient)
+    expect(otherOrder).toBe(0)
+
+    expect((await login('ops', 'wrong')).code).not.toBe(0)
+    const session = await login('ops', 'pw-1')
+    expect(session.code).toBe(0)
+    const token = session.data as string
+
+    const all = await page(token, {size: '100'})
+    expect(all.status).toBe(200)
+    expect(all.body.data.records.every((r: {mchNo: string}) => r.mchNo === t.client.mchNo)).toBe(true)
+    const sneaky = await page(token, {mchNo: 'M2', size: '100'})
+    expect(sneaky.body.data.total).toBe(0)
+
+    const success = await page(token, {status: 'success', size: '100'})
+    expect(success.body.data.records.length).toBeGreaterThan(0)
+    expect(success.body.data.records.every((r: {status: string}) => r.status === 'success')).toBe(true)
+    const paged = await page(token, {size: '3', current: '2'})
+    expect(paged.body.data).toMatchObject({size: 3, current: 2, total: all.body.data.total})
+    expect(paged.body.data.records).toHaveLength(3)
+    const like = await page(token, {bizRefundNo: 'AM'})
+    expect(like.body.data.records.map((r: {bizRefundNo: string}) => r.bizRefundNo).sort()).toEqual(['SAME'])
+    const record = all.body.data.records[0]
+    expect(record.createTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/)
+    const byId = await fetch(`${t.sandbox.url}/mch/order/refund/get-by-id?id=${record.id}`, {headers: {Accesstoken: token}})
+    expect((await json(byId)).data).toEqual(record)
+
+    expect((await page(undefined, {})).status).toBe(401)
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const expired = await page(token, {})
+    expect(expired.status).toBe(401)
+    expect(expired.body.message).toMatch(/expired/)
+  })
+
+  async function testSendAs(client: typeof t.client): Promise<number> {
+    const {buildRequest} = await import('../../src/client/pipeline.js')
+    const pay = buildRequest(client, endpoints.pay, {bizOrderNo: 'M2-ORDER', title: 'x', amount: 10, authCode: '134567890123456789'})
+    await t.post('/unipay/pay', pay.body)
+    const request = buildRequest(client, endpoints.refund, {bizOrderNo: 'M2-ORDER', amount: 5, bizRefundNo: 'M2-SAME-AM'})
+    return (await t.post('/unipay/refund', request.body)).body.code
+  }
+})
