@@ -28,11 +28,11 @@ export class PlatformError extends UnipayError {
   constructor(
     readonly code: number,
     readonly platformMessage: string,
-    /** false when the error came back unsigned (a gateway or early-failure answer). */
-    readonly signed: boolean,
+    /** false: a /unipay answer that came back unsigned; undefined: an envelope that is never signed. */
+    readonly signed: boolean | undefined,
     readonly response?: unknown,
   ) {
-    super(`platform error ${code}: ${platformMessage}${signed ? '' : ' (unsigned answer)'}`)
+    super(`platform error ${code}: ${platformMessage}${signed === false ? ' (unsigned answer)' : ''}`)
   }
 }
 

@@ -2,6 +2,7 @@
 // through injected streams, and the single place where an error becomes a message and an exit
 // code. Nothing is thrown past `catch`, so output is flushed before the process ends.
 import {Command, Flags, Interfaces} from '@oclif/core'
+import type {ManagementConfig} from '../client/management.js'
 import type {CallResult, ClientConfig} from '../client/pipeline.js'
 import {UnipayError, UsageError} from '../errors.js'
 import {processIo, type Io} from '../output/io.js'
@@ -97,6 +98,29 @@ export abstract class BaseCommand extends Command {
       debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
     }
     return {profile, client}
+  }
+
+  /** Settings for the management API of the profile in force. */
+  protected async managementContext(flags: Partial<Flag<typeof profileFlags>>): Promise<{profile: ResolvedProfile; config: ManagementConfig}> {
+    const profile = await this.resolveProfile(flags)
+    if (!profile.settings.baseUrl) throw new UsageError(`profile ${profile.name} has no baseUrl`)
+    const config: ManagementConfig = {
+      baseUrl: profile.settings.baseUrl,
+      token: profile.settings.token,
+      debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
+    }
+    return {profile, config}
+  }
+
+  /**
+   * Before anything that moves money on a production profile: ask on a terminal, else
+   * require --yes.
+   */
+  protected async confirmMoney(profile: ResolvedProfile, what: string, yes: boolean | undefined): Promise<void> {
+    if (profile.environment !== 'production' || yes) return
+    if (!this.io.stdinTty) throw new UsageError(`${what} moves real money on production profile ${profile.name}: pass --yes to confirm`)
+    const {confirm} = await import('@inquirer/prompts')
+    if (!(await confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}))) throw new UsageError('not confirmed; nothing was sent')
   }
 
   /** Prints a result: the JSON document with --json, else what `human` writes. */

@@ -143,7 +143,7 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
   }
   const answer = (await response.json()) as T & {code?: number; message?: string; error?: string}
   if (!response.ok || (answer.code !== undefined && answer.code !== 0)) {
-    throw new PlatformError(answer.code ?? 1, answer.message ?? answer.error ?? `HTTP ${response.status}`, false)
+    throw new PlatformError(answer.code ?? 1, answer.message ?? answer.error ?? `HTTP ${response.status}`, undefined)
   }
   return answer
 }

@@ -69,7 +69,9 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
   const warnings: string[] = []
   let base: Profile
   if (name === LOCAL_PROFILE) {
-    base = {environment: 'local'}
+    // Only the management session is ever stored for the built-in profile.
+    const token = (await store.get(LOCAL_PROFILE))?.token
+    base = token ? {environment: 'local', token} : {environment: 'local'}
   } else {
     const stored = await store.get(name)
     if (!stored) throw new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)

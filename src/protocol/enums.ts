@@ -16,17 +16,24 @@ export const PAY_METHODS = [
 ] as const
 export type PayMethod = (typeof PAY_METHODS)[number]
 
-/** Words shown beside a status, including the fund-status words a real deployment may send. */
+/**
+ * Words shown beside a status. Pay, refund, transfer and fund statuses share these values, so
+ * the words stay neutral; a real deployment may also send the fund-status words (init, processing).
+ */
 export const STATUS_WORDS: Record<string, string> = {
-  wait: 'waiting for a channel',
-  init: 'waiting for a channel',
-  progress: 'waiting for the payer',
+  wait: 'no channel chosen yet',
+  init: 'not started',
+  progress: 'in progress',
   processing: 'in progress',
-  success: 'paid',
+  success: 'succeeded',
   close: 'closed',
   cancel: 'cancelled',
   fail: 'failed',
-  timeout: 'expired unpaid',
+  timeout: 'expired',
+  no_refund: 'nothing refunded',
+  refunding: 'a refund is in progress',
+  partial_refund: 'partly refunded',
+  refunded: 'fully refunded',
 }
 
 /** Barcode prefixes (protocol-notes section 4): the first two digits pick the wallet. */

@@ -84,3 +84,10 @@ export function keyFacts(profile: Profile): Record<string, string> {
   else if (profile.platformPublicKey) describe('platform key', () => loadPublicKey(profile.platformPublicKey!))
   return facts
 }
+
+/** Keeps a management session token in the profile (the built-in local one included). */
+export async function storeToken(store: ProfileStore, name: string, token: string): Promise<void> {
+  const profile = (await store.get(name)) ?? (name === LOCAL_PROFILE ? {environment: 'local' as const} : undefined)
+  if (!profile) throw new ConfigError(`no profile named "${name}"`)
+  await store.save(name, {...profile, token})
+}

@@ -13,7 +13,7 @@ export default class ProfileList extends BaseCommand {
     const profiles = await store.list()
     const rows = [
       {name: LOCAL_PROFILE, environment: 'local', baseUrl: '(local sandbox, started on demand)', mchNo: '', active: active === LOCAL_PROFILE},
-      ...Object.entries(profiles).map(([name, p]) => ({name, environment: p.environment, baseUrl: p.baseUrl ?? '', mchNo: p.mchNo ?? '', active: active === name})),
+      ...Object.entries(profiles).filter(([name]) => name !== LOCAL_PROFILE).map(([name, p]) => ({name, environment: p.environment, baseUrl: p.baseUrl ?? '', mchNo: p.mchNo ?? '', active: active === name})),
     ]
     await this.emit(rows, () =>
       this.io.out(

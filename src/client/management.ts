@@ -1,0 +1,60 @@
+// The management API: unsigned Result {code, message, data} answers, a session token in the
+// Accesstoken header (never logged), 401 when it is missing or expired.
+import {PlatformError, TransportError} from '../errors.js'
+import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
+import {resultCode, resultMessage} from '../protocol/envelope.js'
+
+export interface ManagementConfig {
+  baseUrl: string
+  token?: string
+  debug?: (line: string) => void
+  timeoutMs?: number
+}
+
+export class SessionError extends PlatformError {
+  constructor(message: string) {
+    super(401, message, undefined)
+    this.hint = 'log in with: unipay mch login --account ACCOUNT'
+  }
+}
+
+export async function managementCall(
+  config: ManagementConfig,
+  request: {method: 'GET' | 'POST'; path: string; query?: Record<string, string | undefined>; form?: Record<string, string>; auth?: boolean},
+): Promise<JsonObject> {
+  const {got, RequestError} = await import('got')
+  const url = new URL(request.path, config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`)
+  for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, value)
+  if (request.auth && !config.token) throw new SessionError('not logged in to the management API')
+  config.debug?.(`${request.method} ${url}${request.auth ? '\nAccesstoken: (redacted)' : ''}${request.form ? `\nform fields: ${Object.keys(request.form).join(', ')} (values redacted)` : ''}`)
+  let status: number
+  let raw: string
+  try {
+    const response = await got(url, {
+      method: request.method,
+      headers: {'user-agent': 'unipay-cli', ...(request.auth && config.token ? {Accesstoken: config.token} : {})},
+      form: request.form,
+      timeout: {request: config.timeoutMs ?? 15_000},
+      retry: {limit: request.method === 'GET' ? 2 : 0},
+      throwHttpErrors: false,
+    })
+    status = response.statusCode
+    raw = response.body
+  } catch (error) {
+    const code = error instanceof RequestError ? error.code : undefined
+    throw new TransportError(`could not reach ${url.origin}: ${code ?? (error as Error).message}`)
+  }
+  config.debug?.(`HTTP ${status}\n${request.path === '/token/login' ? '(login answer redacted)' : raw}`)
+  let body: JsonObject
+  try {
+    body = parseJsonObject(raw)
+  } catch (error) {
+    throw new TransportError(`HTTP ${status} from ${url.pathname}: not JSON (${(error as JsonSyntaxError).message})`)
+  }
+  if (status === 401) throw new SessionError(`the management API refused the session: ${resultMessage(body) || 'HTTP 401'}`)
+  if (status === 403) throw new PlatformError(403, resultMessage(body) || 'forbidden', undefined, body)
+  if (status !== 200) throw new TransportError(`HTTP ${status} from ${url.pathname}${resultMessage(body) ? `: ${resultMessage(body)}` : ''}`)
+  const code = resultCode(body)
+  if (code !== 0) throw new PlatformError(code, resultMessage(body), undefined, body)
+  return body
+}

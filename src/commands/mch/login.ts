@@ -1,0 +1,37 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {readText} from '../../cli/input.js'
+import {UsageError} from '../../errors.js'
+import {login} from '../../services/mch.js'
+import {storeToken} from '../../services/profiles.js'
+
+export default class MchLogin extends BaseCommand {
+  static summary = 'Log in to the management API and keep the session token in the profile'
+  static description =
+    'The password is encrypted with the platform\'s login key before it is sent. On a terminal it is asked for without echo; scripts pass it on standard input with --password-stdin. The token is stored in the profile (0600) and never printed.'
+
+  static examples = ['<%= config.bin %> mch login --account ops', 'printf %s "$PASSWORD" | <%= config.bin %> mch login --account ops --password-stdin']
+
+  static flags = {
+    profile: profileFlags.profile,
+    account: Flags.string({description: 'merchant user account', required: true}),
+    'password-stdin': Flags.boolean({description: 'read the password from standard input'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(MchLogin)
+    let password: string
+    if (flags['password-stdin']) password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
+    else if (this.io.stdinTty) {
+      const {password: ask} = await import('@inquirer/prompts')
+      password = await ask({message: `Password for ${flags.account}`, mask: false})
+    } else throw new UsageError('no terminal to ask for the password: pass it on standard input with --password-stdin')
+    if (!password) throw new UsageError('the password is empty')
+    const {profile, config} = await this.managementContext(flags)
+    const token = await login(config, flags.account, password)
+    await storeToken(this.profileStore(), profile.name, token)
+    await this.emit({profile: profile.name, account: flags.account, loggedIn: true}, () =>
+      this.notice(`logged in as ${flags.account}; the session is kept in profile ${profile.name}`),
+    )
+  }
+}

@@ -1,0 +1,24 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord} from '../../output/table.js'
+import {queryRefund} from '../../services/refund.js'
+
+export default class QueryRefund extends BaseCommand {
+  static summary = 'Show a refund (POST /unipay/query/refund-order)'
+  static description = 'Reads the platform\'s own record; no channel call. --refund-no wins over --biz-refund-no.'
+  static examples = ['<%= config.bin %> query refund --biz-refund-no R-42', '<%= config.bin %> query refund --refund-no RF2025... --json']
+
+  static flags = {
+    ...apiFlags,
+    'refund-no': Flags.string({description: 'platform refund number'}),
+    'biz-refund-no': Flags.string({description: 'merchant refund number'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(QueryRefund)
+    const context = await this.context(flags)
+    const result = await queryRefund(context.client, {refundNo: flags['refund-no'], bizRefundNo: flags['biz-refund-no']}, {dryRun: flags['dry-run']})
+    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+  }
+}

@@ -1,0 +1,23 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord} from '../../output/table.js'
+import {syncRefund} from '../../services/refund.js'
+
+export default class RefundSync extends BaseCommand {
+  static summary = 'Ask the platform to re-check a refund with the channel (POST /unipay/sync/order/refund)'
+  static examples = ['<%= config.bin %> refund sync --biz-refund-no R-42']
+
+  static flags = {
+    ...apiFlags,
+    'refund-no': Flags.string({description: 'platform refund number (wins over --biz-refund-no)'}),
+    'biz-refund-no': Flags.string({description: 'merchant refund number'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(RefundSync)
+    const context = await this.context(flags)
+    const result = await syncRefund(context.client, {refundNo: flags['refund-no'], bizRefundNo: flags['biz-refund-no']}, {dryRun: flags['dry-run']})
+    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+  }
+}

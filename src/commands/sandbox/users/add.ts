@@ -1,0 +1,29 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base.js'
+import {readText} from '../../../cli/input.js'
+import {UsageError} from '../../../errors.js'
+import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+
+export default class SandboxUsersAdd extends BaseCommand {
+  static summary = 'Create a management API user in the local sandbox'
+  static description = 'The user sees only its merchant\'s data (default: the sandbox\'s default merchant). The password comes from standard input.'
+  static examples = ['printf %s secret | <%= config.bin %> sandbox users add ops --password-stdin']
+  static args = {account: Args.string({description: 'account name', required: true})}
+  static flags = {
+    'password-stdin': Flags.boolean({description: 'read the password from standard input', required: true}),
+    'mch-no': Flags.string({description: 'merchant the user belongs to (default: the sandbox merchant)'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(SandboxUsersAdd)
+    const password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
+    if (!password) throw new UsageError('the password is empty')
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const user = await controlCall<{account: string; mchNo: string}>(runtime, 'POST', 'users', {
+      account: args.account,
+      password,
+      mchNo: flags['mch-no'] ?? runtime.merchant.mchNo,
+    })
+    await this.emit(user, () => this.notice(`user ${user.account} can now log in for merchant ${user.mchNo}`))
+  }
+}

@@ -1,0 +1,25 @@
+// Refunds: create (bizRefundNo generated when omitted, so every create carries its
+// idempotency key), sync and query.
+import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import {endpoints} from '../protocol/endpoints.js'
+import {generateBusinessNo, type CallOptions} from './pay.js'
+
+export interface RefundInput {
+  tradeNo?: string
+  bizOrderNo?: string
+  amount?: number
+  reason?: string
+  bizRefundNo?: string
+}
+
+export async function createRefund(client: ClientConfig, input: RefundInput, options: CallOptions = {}): Promise<CallResult> {
+  return call(client, endpoints.refund, {...input, bizRefundNo: input.bizRefundNo ?? generateBusinessNo('RF')}, options)
+}
+
+export async function syncRefund(client: ClientConfig, ref: {refundNo?: string; bizRefundNo?: string}, options: CallOptions = {}): Promise<CallResult> {
+  return call(client, endpoints.syncRefund, ref, options)
+}
+
+export async function queryRefund(client: ClientConfig, ref: {refundNo?: string; bizRefundNo?: string}, options: CallOptions = {}): Promise<CallResult> {
+  return call(client, endpoints.queryRefund, ref, options)
+}

@@ -1,0 +1,131 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cli, type Cli} from '../helpers/cli.js'
+import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
+
+let c: Cli
+let receiver: Receiver
+let sandboxUrl = ''
+beforeAll(async () => {
+  c = cli()
+  receiver = await callbackReceiver()
+  // Refunds settle 20x faster; sessions last 4 s so that expiry can be seen.
+  sandboxUrl = (await c.json(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '4'])).body.data.url
+})
+afterAll(async () => {
+  await receiver.close()
+  await c.cleanup()
+})
+
+async function paidOrder(amount: number): Promise<{bizOrderNo: string; orderNo: string; tradeNo: string}> {
+  const created = await c.json(['pay', 'create', '--title', 'Refundable', '--amount', String(amount), '--auth-code', '134567890123456789', '--notify-url', receiver.url])
+  expect(created.body.data.status).toBe('success')
+  return created.body.data
+}
+
+const balance = async (bizOrderNo: string) => (await c.json(['query', 'pay', '--biz-order-no', bizOrderNo])).body.data
+
+describe('refund flows', () => {
+  it('takes 30 and 70 of 100, refuses a third clearly, and the order ends refunded with balance 0', async () => {
+    const order = await paidOrder(100)
+    const first = await c.run(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '30'])
+    expect(first.code).toBe(0)
+    expect(first.stderr).toMatch(/^bizRefundNo: RF\d{14}[0-9A-F]{8}$/m)
+    expect(first.stdout).toMatch(/^status\tprogress \(in progress\)$/m)
+    const second = await c.json(['refund', 'create', '--trade-no', order.tradeNo, '--yuan', '0.70', '--biz-refund-no', `${order.bizOrderNo}-2`])
+    expect(second.body.data).toMatchObject({bizRefundNo: `${order.bizOrderNo}-2`, status: 'progress'})
+    const third = await c.run(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '1'])
+    expect(third.code).toBe(1)
+    expect(third.stderr).toContain('platform error 20060: refund amount 1 is over the refundable balance 0')
+    await waitFor(async () => (await balance(order.bizOrderNo)).refundStatus === 'refunded')
+    expect(await balance(order.bizOrderNo)).toMatchObject({refundableBalance: 0, refundStatus: 'refunded'})
+    const queried = await c.json(['query', 'refund', '--biz-refund-no', `${order.bizOrderNo}-2`])
+    expect(queried.body.data).toMatchObject({status: 'success', amount: 70, orderAmount: 100, bizOrderNo: order.bizOrderNo})
+    const synced = await c.json(['refund', 'sync', '--refund-no', queried.body.data.refundNo])
+    expect(synced.body.data).toEqual({orderStatus: 'success', adjust: false})
+  })
+
+  it('gives a failed refund back to the balance and sends refund.fail', async () => {
+    const order = await paidOrder(50)
+    const slow = await c.json(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '50', '--reason', 'test:slow', '--biz-refund-no', `${order.bizOrderNo}-F`])
+    expect(slow.code).toBe(0)
+    expect(await balance(order.bizOrderNo)).toMatchObject({refundableBalance: 0, refundStatus: 'refunding'})
+    const settled = await c.run(['sandbox', 'refund', 'settle', `${order.bizOrderNo}-F`, '--fail'])
+    expect(settled.code).toBe(0)
+    expect(await balance(order.bizOrderNo)).toMatchObject({refundableBalance: 50, refundStatus: 'no_refund'})
+    const event = await waitFor(() => receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'refund.fail' && b.data.bizOrderNo === order.bizOrderNo))
+    expect(event.data).toMatchObject({status: 'fail', amount: '50'})
+  })
+
+  it('checks the rules before sending', async () => {
+    const cases: [string[], string][] = [
+      [['--amount', '5'], '--trade-no: one of tradeNo / bizOrderNo is required'],
+      [['--biz-order-no', 'X', '--amount', '0'], '--amount: must be at least 1'],
+      [['--biz-order-no', 'X', '--amount', '1', '--reason', 'r'.repeat(51)], '--reason: must be at most 50 characters'],
+      [['--biz-order-no', 'X'], '--amount: is required'],
+    ]
+    for (const [args, message] of cases) {
+      const result = await c.run(['refund', 'create', ...args])
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toContain(message)
+    }
+  })
+})
+
+describe('refund lookups for support staff', () => {
+  it('says to log in when there is no session (exit 1)', async () => {
+    const result = await c.run(['refunds', 'list'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('not logged in to the management API')
+    expect(result.stderr).toContain('log in with: unipay mch login --account ACCOUNT')
+  })
+
+  it('lists exactly the matching refunds of its own merchant, walks pages, and notices an expired session', async () => {
+    // another merchant with a refund of its own, which must never appear
+    const keys = await c.json(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'm2'])
+    expect((await c.run(['sandbox', 'merchants', 'add', 'M2000000002', '--public-key-file', keys.body.data.publicKeyFile])).code).toBe(0)
+    expect(
+      (await c.run(['profile', 'add', 'm2', '--base-url', sandboxUrl, '--mch-no', 'M2000000002', '--private-key-file', keys.body.data.privateKeyFile, '--platform-public-key-file', join(c.dir, 'platform.pem')]))
+        .code,
+    ).toBe(2) // no platform key file yet: refused when added
+    const status = await c.json(['sandbox', 'status'])
+    writeFileSync(join(c.dir, 'platform.pem'), status.body.data.platformPublicKey)
+    expect(
+      (await c.run(['profile', 'add', 'm2', '--base-url', sandboxUrl, '--mch-no', 'M2000000002', '--private-key-file', keys.body.data.privateKeyFile, '--platform-public-key-file', join(c.dir, 'platform.pem')]))
+        .code,
+    ).toBe(0)
+    const other = await c.json(['pay', 'create', '--profile', 'm2', '--title', 'Other', '--amount', '10', '--auth-code', '134567890123456789'])
+    expect(other.code).toBe(0)
+    expect((await c.run(['refund', 'create', '--profile', 'm2', '--biz-order-no', other.body.data.bizOrderNo, '--amount', '10'])).code).toBe(0)
+
+    expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
+    const wrong = await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'nope\n'})
+    expect(wrong.code).toBe(1)
+    const login = await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})
+    expect(login.code).toBe(0)
+    expect(login.stdout + login.stderr).not.toMatch(/[0-9a-f]{48}/)
+
+    await waitFor(async () => (await c.json(['refunds', 'list', '--status', 'progress'])).body.data.length === 0)
+    const all = await c.json(['refunds', 'list', '--all', '--size', '100'])
+    expect(all.body.data.length).toBeGreaterThanOrEqual(3)
+    expect(all.body.data.every((r: {mchNo: string}) => r.mchNo === 'M1000000001')).toBe(true)
+    const success = await c.json(['refunds', 'list', '--status', 'success', '--size', '100'])
+    expect(success.body.data.map((r: {id: number}) => r.id).sort()).toEqual(
+      all.body.data.filter((r: {status: string}) => r.status === 'success').map((r: {id: number}) => r.id).sort(),
+    )
+    const walked = await c.json(['refunds', 'list', '--all', '--size', '1'])
+    expect(walked.body.data.map((r: {id: number}) => r.id)).toEqual(all.body.data.map((r: {id: number}) => r.id))
+    const limited = await c.json(['refunds', 'list', '--all', '--size', '1', '--limit', '2'])
+    expect(limited.body.data).toHaveLength(2)
+    const piped = await c.run(['refunds', 'list', '--status', 'fail'])
+    expect(piped.stdout.split('\n')[0]).toBe('id\trefundNo\tbizRefundNo\tbizOrderNo\tamount\tstatus\tcreateTime')
+    const one = await c.json(['refunds', 'get', String(all.body.data[0].id)])
+    expect(one.body.data).toEqual(all.body.data[0])
+
+    await new Promise((resolve) => setTimeout(resolve, 4200))
+    const expired = await c.run(['refunds', 'list'])
+    expect(expired.code).toBe(1)
+    expect(expired.stderr).toContain('the session has expired: log in again')
+  })
+})
