@@ -58,7 +58,8 @@ export function buildRequest(config: ClientConfig, endpoint: Endpoint, fields: R
   Object.assign(body, {
     mchNo: config.mchNo,
     appId: config.appId || undefined,
-    channelMchNo: config.channelMchNo || undefined,
+    // a transfer names its channel merchant itself; otherwise the profile's applies
+    channelMchNo: body.channelMchNo ?? (config.channelMchNo || undefined),
     reqId: newReqId(now),
     nonceStr: randomBytes(16).toString('hex'),
     reqTime: formatGmt8(now),

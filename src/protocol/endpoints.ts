@@ -2,15 +2,19 @@
 // client sends only declared fields; the sandbox rebuilds the string to sign from them.
 import {z} from 'zod'
 import {
+  allocFields,
   closeFields,
   commonFields,
   payFields,
   pingFields,
+  queryAllocFields,
   queryPayFields,
   queryRefundFields,
   refundFields,
   syncPayFields,
   syncRefundFields,
+  queryTransferFields,
+  transferFields,
 } from './schemas.js'
 
 export interface Endpoint {
@@ -31,6 +35,12 @@ export const endpoints = {
   refund: {path: '/unipay/refund', kind: 'create', fields: refundFields},
   queryRefund: {path: '/unipay/query/refund-order', kind: 'read', fields: queryRefundFields},
   syncRefund: {path: '/unipay/sync/order/refund', kind: 'read', fields: syncRefundFields},
+  alloc: {path: '/unipay/alloc', kind: 'create', fields: allocFields},
+  queryAlloc: {path: '/unipay/query/alloc-order', kind: 'read', fields: queryAllocFields},
+  syncAlloc: {path: '/unipay/sync/order/alloc', kind: 'read', fields: queryAllocFields},
+  transfer: {path: '/unipay/transfer', kind: 'create', fields: transferFields},
+  queryTransfer: {path: '/unipay/query/transfer-order', kind: 'read', fields: queryTransferFields},
+  syncTransfer: {path: '/unipay/sync/order/transfer', kind: 'read', fields: queryTransferFields},
 } satisfies Record<string, Endpoint>
 
 export type EndpointName = keyof typeof endpoints

@@ -152,7 +152,110 @@ export const queryRefundFields = z
 
 export const syncRefundFields = queryRefundFields
 
+export const ALLOC_RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID', 'PERSONAL_SUB_OPENID', 'USER_ID', 'LOGIN_NAME'] as const
+export const TRANSFER_CHANNELS = ['walletA', 'walletB', 'walletD'] as const
+export const TRANSFER_PAYEE_TYPES = ['openid', 'user_id', 'open_id', 'login_name', 'phone'] as const
+/** Which payee types each transfer channel takes (spec table). */
+export const PAYEE_TYPES_BY_CHANNEL: Record<(typeof TRANSFER_CHANNELS)[number], readonly string[]> = {
+  walletA: ['openid'],
+  walletB: ['user_id', 'open_id', 'login_name'],
+  walletD: ['openid', 'phone'],
+}
+export const MAX_TRANSFER_CENTS = 10_000_000_000
+export const MAX_ALLOC_YUAN = 99_999_999.99
+
+/** Receiver amounts are yuan numbers with at most two decimals (0.01 to 99999999.99). */
+const yuanAmount = z
+  .number({error: requiredOr('a number of yuan')})
+  .min(0.01, 'must be at least 0.01 (yuan)')
+  .max(MAX_ALLOC_YUAN, `must be at most ${MAX_ALLOC_YUAN} (yuan)`)
+  .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), 'must have at most 2 decimals (yuan)')
+
+export const allocReceiver = z.object({
+  receiverType: z.enum(ALLOC_RECEIVER_TYPES, {error: `must be one of ${ALLOC_RECEIVER_TYPES.join(', ')}`}),
+  receiverAccount: text(128).min(1, 'is required'),
+  receiverName: text(64).optional(),
+  amount: yuanAmount,
+})
+
+export const allocFields = z
+  .object({
+    ...commonFields,
+    bizAllocNo: text(100).min(1, 'is required'),
+    tradeNo: text(100).optional(),
+    bizOrderNo: text(100).optional(),
+    title: text(100).optional(),
+    description: text(500).optional(),
+    receivers: z.array(allocReceiver, {error: requiredOr('a list')}).min(1, 'needs at least one receiver'),
+    attach: text(500).optional(),
+    notifyUrl: httpUrl(200).optional(),
+  })
+  .superRefine(oneOf(['tradeNo', 'bizOrderNo']))
+
+export const queryAllocFields = z
+  .object({...commonFields, allocNo: text(100).optional(), bizAllocNo: text(100).optional()})
+  .superRefine(oneOf(['allocNo', 'bizAllocNo']))
+
+/** The business part of a transfer, checked per row in batches as well as per call. */
+export const transferBusinessShape = {
+  channel: z.enum(TRANSFER_CHANNELS, {error: `must be one of ${TRANSFER_CHANNELS.join(', ')}`}),
+  channelMchNo: text(32).min(1, 'is required'),
+  bizTransferNo: text(100).min(1, 'is required'),
+  amount: integer(1, MAX_TRANSFER_CENTS),
+  title: text(100).optional(),
+  reason: text(200).optional(),
+  payeeType: z.enum(TRANSFER_PAYEE_TYPES, {error: `must be one of ${TRANSFER_PAYEE_TYPES.join(', ')}`}),
+  payeeAccount: text(100).min(1, 'is required'),
+  payeeName: text(100).optional(),
+  attach: text(500).optional(),
+  notifyUrl: httpUrl(200).optional(),
+  reportInfos: z.array(z.object({infoType: text(64).min(1, 'is required'), infoContent: text(1024)})).optional(),
+  transferScene: text(32).optional(),
+}
+
+/** Per-channel rules of the spec: payee types, walletA payee names by amount, scenes. */
+export function checkTransferRules(value: {channel?: string; payeeType?: string; amount?: number; payeeName?: string; transferScene?: string; reportInfos?: unknown[]}, ctx: z.RefinementCtx): void {
+  const channel = value.channel as (typeof TRANSFER_CHANNELS)[number] | undefined
+  if (!channel || !PAYEE_TYPES_BY_CHANNEL[channel]) return
+  if (value.payeeType && !PAYEE_TYPES_BY_CHANNEL[channel].includes(value.payeeType)) {
+    ctx.addIssue({code: 'custom', path: ['payeeType'], message: `${value.payeeType} is not taken by ${channel} (use ${PAYEE_TYPES_BY_CHANNEL[channel].join(' or ')})`})
+  }
+  if (channel === 'walletA' && typeof value.amount === 'number') {
+    if (value.amount < 30 && value.payeeName) {
+      ctx.addIssue({code: 'custom', path: ['payeeName'], message: 'must be empty for walletA transfers below 0.30 yuan'})
+    }
+    if (value.amount >= 200_000 && !value.payeeName) {
+      ctx.addIssue({code: 'custom', path: ['payeeName'], message: 'is required (the payee\'s real name) for walletA transfers of 2000 yuan or more'})
+    }
+  }
+  if (channel === 'walletA' && value.transferScene) {
+    ctx.addIssue({code: 'custom', path: ['transferScene'], message: 'is not sent for walletA (the scene bound in the channel merchant configuration applies)'})
+  }
+  if (channel !== 'walletA' && value.reportInfos?.length) {
+    ctx.addIssue({code: 'custom', path: ['reportInfos'], message: `is only used by walletA, not ${channel}`})
+  }
+}
+
+export const transferRowFields = z.object(transferBusinessShape).superRefine(checkTransferRules)
+
+export const transferFields = z.object({...commonFields, ...transferBusinessShape}).superRefine(checkTransferRules)
+
+export const queryTransferFields = z
+  .object({
+    ...commonFields,
+    transferNo: text(100).optional(),
+    bizTransferNo: text(100).optional(),
+    channel: text(32).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.transferNo) return
+    if (!value.bizTransferNo) ctx.addIssue({code: 'custom', path: ['transferNo'], message: 'give transferNo, or bizTransferNo with channel'})
+    else if (!value.channel) ctx.addIssue({code: 'custom', path: ['channel'], message: 'is required with bizTransferNo'})
+  })
+
 export type PayRequest = z.infer<typeof payFields>
+export type AllocRequest = z.infer<typeof allocFields>
+export type TransferRequest = z.infer<typeof transferFields>
 export type RefundRequest = z.infer<typeof refundFields>
 
 export interface FieldProblem {

@@ -8,15 +8,18 @@ import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
-import {checkFields, type PayRequest, type RefundRequest} from '../protocol/schemas.js'
+import {ALLOC_RECEIVER_TYPES, checkFields, type AllocRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
 import {signString, verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
+import {AllocService, allocOrderResult, allocResult} from './alloc.js'
 import {PlatformFailure, fail} from './errors.js'
 import {Notifier} from './notifier.js'
 import {PayService, payOrderResult, payResult} from './pay.js'
 import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.js'
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
+import {transferConfirmPage} from './transfer-page.js'
+import {TransferService, transferCreateResult, transferOrderResult} from './transfer.js'
 import type {Store} from './store.js'
 
 export interface Merchant {
@@ -66,6 +69,8 @@ export function createSandboxApp(options: SandboxOptions) {
     now,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS,
   })
+  const allocs = new AllocService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
+  const transfers = new TransferService({store, notifier, now, timeScale: options.timeScale ?? 1, publicUrl: options.publicUrl})
   const replay = new ReplayGuard(now)
   const merchantKeys = new Map<string, KeyObject>()
 
@@ -97,6 +102,24 @@ export function createSandboxApp(options: SandboxOptions) {
     [
       endpoints.syncRefund.path,
       {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => ({orderStatus: refunds.find(merchant.mchNo, body).status, adjust: false})},
+    ],
+    [endpoints.alloc.path, {endpoint: endpoints.alloc, handle: ({body, appId}) => allocResult(allocs.create(body as AllocRequest, appId))}],
+    [endpoints.queryAlloc.path, {endpoint: endpoints.queryAlloc, handle: ({body, merchant}) => allocOrderResult(allocs.find(merchant.mchNo, body))}],
+    [
+      endpoints.syncAlloc.path,
+      {endpoint: endpoints.syncAlloc, handle: ({body, merchant}) => ({orderStatus: allocs.find(merchant.mchNo, body).status, adjust: false})},
+    ],
+    [
+      endpoints.transfer.path,
+      {endpoint: endpoints.transfer, handle: ({body, appId}) => transferCreateResult(transfers.create(body as TransferRequest, appId))},
+    ],
+    [
+      endpoints.queryTransfer.path,
+      {endpoint: endpoints.queryTransfer, handle: ({body, merchant}) => transferOrderResult(transfers.find(merchant.mchNo, body))},
+    ],
+    [
+      endpoints.syncTransfer.path,
+      {endpoint: endpoints.syncTransfer, handle: ({body, merchant}) => ({orderStatus: transfers.find(merchant.mchNo, body).status, adjust: false})},
     ],
     [
       endpoints.ping.path,
@@ -171,7 +194,7 @@ export function createSandboxApp(options: SandboxOptions) {
     }
   }
 
-  function control(method: string, path: string, rawText: string): {status: number; body: unknown} {
+  function control(method: string, path: string, rawText: string, query: URLSearchParams): {status: number; body: unknown} {
     if (method === 'POST' && path === '/_sandbox/pay') {
       const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string}
       if (!input.order) return {status: 400, body: {error: 'order is required'}}
@@ -200,6 +223,30 @@ export function createSandboxApp(options: SandboxOptions) {
       const appId = input.appId ?? `A${input.mchNo}`
       registerMerchant({mchNo: input.mchNo, appIds: [appId], defaultAppId: appId, publicKeyPem: input.publicKeyPem!})
       return {status: 200, body: {mchNo: input.mchNo, appId}}
+    }
+    if (path === '/_sandbox/receivers') {
+      const input = method === 'POST' ? (JSON.parse(rawText || '{}') as Record<string, string | undefined>) : {}
+      if (method === 'GET') return {status: 200, body: allocs.receivers(query.get('mchNo') ?? '')}
+      const {mchNo = '', receiverType = '', receiverAccount = '', receiverName} = input
+      if (!store.get<Merchant>('merchants', mchNo)) return {status: 400, body: {code: 20023, message: `no merchant ${mchNo}`}}
+      if (!(ALLOC_RECEIVER_TYPES as readonly string[]).includes(receiverType)) {
+        return {status: 400, body: {code: 10506, message: `receiverType: must be one of ${ALLOC_RECEIVER_TYPES.join(', ')}`}}
+      }
+      if (!receiverAccount) return {status: 400, body: {code: 10506, message: 'receiverAccount: is required'}}
+      return {status: 200, body: allocs.bind({mchNo, receiverType, receiverAccount, receiverName})}
+    }
+    if (path === '/_sandbox/balance') {
+      const input = method === 'POST' ? (JSON.parse(rawText || '{}') as {mchNo?: string; amount?: number}) : {mchNo: query.get('mchNo') ?? ''}
+      const mchNo = input.mchNo ?? ''
+      if (!store.get<Merchant>('merchants', mchNo)) return {status: 400, body: {code: 20023, message: `no merchant ${mchNo}`}}
+      if (method === 'POST') {
+        if (!Number.isSafeInteger(input.amount) || (input.amount as number) < 0) return {status: 400, body: {code: 10506, message: 'amount: whole cents, at least 0'}}
+        transfers.setBalance(mchNo, input.amount as number)
+      }
+      return {status: 200, body: {mchNo, balance: transfers.balance(mchNo)}}
+    }
+    if (method === 'GET' && path === '/_sandbox/transfers') {
+      return {status: 200, body: transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))}
     }
     if (method === 'GET' && path === '/_sandbox/notifications') {
       return {status: 200, body: store.values('notifications')}
@@ -240,12 +287,28 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
       }
       const rawText = await readBody(req)
+      const confirm = /^\/transfer\/confirm\/([A-Za-z0-9]+)$/.exec(url.pathname)
+      if (confirm) {
+        const transfer = transfers.byNumber(confirm[1])
+        if (!transfer) return send(404, '<!doctype html><meta charset="utf-8"><p>No such transfer.</p>', 'text/html; charset=utf-8')
+        if (req.method === 'POST') {
+          try {
+            transfers.confirm(transfer.transferNo)
+          } catch (error) {
+            if (!(error instanceof PlatformFailure)) throw error
+            return send(409, transferConfirmPage(transfer, error.message), 'text/html; charset=utf-8')
+          }
+          res.writeHead(303, {location: url.pathname}).end()
+          return
+        }
+        return send(200, transferConfirmPage(transfers.byNumber(transfer.transferNo)!), 'text/html; charset=utf-8')
+      }
       if (url.pathname.startsWith('/token/') || url.pathname.startsWith('/mch/')) {
         const answer = manage(req.method ?? 'GET', url, rawText, req.headers.accesstoken as string | undefined)
         return send(answer.status, JSON.stringify(answer.body))
       }
       if (url.pathname.startsWith('/_sandbox/')) {
-        const answer = control(req.method ?? 'GET', url.pathname, rawText)
+        const answer = control(req.method ?? 'GET', url.pathname, rawText, url.searchParams)
         return send(answer.status, JSON.stringify(answer.body))
       }
       if (req.method !== 'POST' || !routes.has(url.pathname)) {
@@ -273,11 +336,15 @@ export function createSandboxApp(options: SandboxOptions) {
       notifier.start()
       pay.startExpiry()
       refunds.start()
+      allocs.start()
+      transfers.start()
     },
     stop() {
       notifier.stop()
       pay.stop()
       refunds.stop()
+      allocs.stop()
+      transfers.stop()
     },
   }
 }
