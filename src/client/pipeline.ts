@@ -21,6 +21,8 @@ export interface ClientConfig {
   /** false only with --no-verify. */
   verify: boolean
   timeoutMs?: number
+  /** Keep-alive agents for many calls in a row (batches). */
+  agent?: {http?: import('node:http').Agent; https?: import('node:https').Agent}
   /** Receives --debug lines (already free of secrets). */
   debug?: (line: string) => void
   now?: () => Date
@@ -111,6 +113,7 @@ async function send(config: ClientConfig, request: SignedRequest): Promise<{stat
       retry: {limit: 0},
       throwHttpErrors: false,
       followRedirect: false,
+      agent: config.agent,
     })
     config.debug?.(`HTTP ${response.statusCode}\n${response.body}`)
     return {status: response.statusCode, raw: response.body}

@@ -1,0 +1,34 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {display, status} from '../../output/format.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord, renderRows} from '../../output/table.js'
+import {queryAlloc} from '../../services/alloc.js'
+
+export default class QueryAlloc extends BaseCommand {
+  static summary = 'Show an allocation with per-receiver details (POST /unipay/query/alloc-order)'
+  static examples = ['<%= config.bin %> query alloc --biz-alloc-no AL-42']
+  static flags = {
+    ...apiFlags,
+    'alloc-no': Flags.string({description: 'platform allocation number (wins)'}),
+    'biz-alloc-no': Flags.string({description: 'merchant allocation number'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(QueryAlloc)
+    const context = await this.context(flags)
+    const result = await queryAlloc(context.client, {allocNo: flags['alloc-no'], bizAllocNo: flags['biz-alloc-no']}, {dryRun: flags['dry-run']})
+    await this.emitCall(result, (data) => {
+      const allocation = (data ?? {}) as Record<string, unknown>
+      this.io.out(renderRecord(recordRows(allocation, ['details']), this.io.stdoutTty))
+      const details = Array.isArray(allocation.details) ? (allocation.details as Record<string, unknown>[]) : []
+      this.io.out(
+        renderRows(
+          ['receiverType', 'receiverAccount', 'receiverName', 'amount (yuan)', 'result', 'errorMsg', 'finishTime'],
+          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), display(d.amount), status(d.result), display(d.errorMsg), display(d.finishTime)]),
+          this.io.stdoutTty,
+        ),
+      )
+    })
+  }
+}

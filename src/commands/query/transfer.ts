@@ -1,0 +1,28 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord} from '../../output/table.js'
+import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
+import {queryTransfer} from '../../services/transfer.js'
+
+export default class QueryTransfer extends BaseCommand {
+  static summary = 'Show a transfer (POST /unipay/query/transfer-order)'
+  static examples = ['<%= config.bin %> query transfer --transfer-no TR2025...', '<%= config.bin %> query transfer --biz-transfer-no TF-42 --channel walletB']
+  static flags = {
+    ...apiFlags,
+    'transfer-no': Flags.string({description: 'platform transfer number'}),
+    'biz-transfer-no': Flags.string({description: 'merchant transfer number (with --channel)'}),
+    channel: Flags.string({description: 'channel of --biz-transfer-no', options: [...TRANSFER_CHANNELS]}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(QueryTransfer)
+    const context = await this.context(flags)
+    const result = await queryTransfer(
+      context.client,
+      {transferNo: flags['transfer-no'], bizTransferNo: flags['biz-transfer-no'], channel: flags.channel},
+      {dryRun: flags['dry-run']},
+    )
+    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+  }
+}

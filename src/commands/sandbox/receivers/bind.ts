@@ -1,0 +1,30 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base.js'
+import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {ALLOC_RECEIVER_TYPES} from '../../../protocol/schemas.js'
+
+export default class SandboxReceiversBind extends BaseCommand {
+  static summary = 'Bind an allocation receiver to a local sandbox merchant (the channel side of a split)'
+  static examples = ['<%= config.bin %> sandbox receivers bind MERCHANT_ID 1900000109 --name "Shop Ltd"']
+  static args = {
+    type: Args.string({description: 'receiver type', options: [...ALLOC_RECEIVER_TYPES], required: true}),
+    account: Args.string({description: 'receiver account', required: true}),
+  }
+
+  static flags = {
+    name: Flags.string({description: 'receiver name'}),
+    'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(SandboxReceiversBind)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const bound = await controlCall<Record<string, unknown>>(runtime, 'POST', 'receivers', {
+      mchNo: flags['mch-no'] ?? runtime.merchant.mchNo,
+      receiverType: args.type,
+      receiverAccount: args.account,
+      receiverName: flags.name,
+    })
+    await this.emit(bound, () => this.notice(`bound ${args.type}:${args.account}`))
+  }
+}

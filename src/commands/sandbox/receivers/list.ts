@@ -1,0 +1,27 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base.js'
+import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {display} from '../../../output/format.js'
+import {renderRows} from '../../../output/table.js'
+
+export default class SandboxReceiversList extends BaseCommand {
+  static summary = 'List the allocation receivers bound in the local sandbox'
+  static examples = ['<%= config.bin %> sandbox receivers list']
+  static flags = {'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'})}
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(SandboxReceiversList)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const mchNo = flags['mch-no'] ?? runtime.merchant.mchNo
+    const receivers = await controlCall<Record<string, unknown>[]>(runtime, 'GET', `receivers?mchNo=${encodeURIComponent(mchNo)}`)
+    await this.emit(receivers, () =>
+      this.io.out(
+        renderRows(
+          ['receiverType', 'receiverAccount', 'receiverName', 'boundAt'],
+          receivers.map((r) => [display(r.receiverType), display(r.receiverAccount), display(r.receiverName), display(r.boundAt)]),
+          this.io.stdoutTty,
+        ),
+      ),
+    )
+  }
+}

@@ -1,0 +1,77 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {amountInCents} from '../../cli/input.js'
+import {UsageError} from '../../errors.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord} from '../../output/table.js'
+import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/schemas.js'
+import {createTransfer, LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
+
+export default class Transfer extends BaseCommand {
+  static summary = 'Transfer from the merchant balance to a payee (POST /unipay/transfer)'
+  static description =
+    'Checked before sending: payee types per channel (walletA openid; walletB user_id/open_id/login_name; walletD openid/phone), walletA payee names (empty below 0.30 yuan, required from 2000 yuan), lengths and limits. --biz-transfer-no is the idempotency key (generated when omitted): a repeat is refused unless the earlier one failed, which is then reused. walletA transfers wait in processing for the payee to open confirmUrl. Local sandbox test values: a payee account ending in _refused fails at once, _fails_later fails after processing.'
+
+  static examples = [
+    '<%= config.bin %> transfer --channel walletB --payee-type user_id --payee-account 2088123456 --amount 100 --title Bonus',
+    '<%= config.bin %> transfer --channel walletA --payee-type openid --payee-account oUpF8u --yuan 2500 --payee-name "Li Lei"',
+  ]
+
+  static flags = {
+    ...apiFlags,
+    channel: Flags.string({description: 'channel', options: [...TRANSFER_CHANNELS], required: true}),
+    'channel-mch-no': Flags.string({description: 'channel merchant number (default: the profile\'s)'}),
+    'biz-transfer-no': Flags.string({description: 'merchant transfer number, the idempotency key (generated when omitted)'}),
+    amount: Flags.string({description: 'amount in cents (1 to 10000000000)'}),
+    yuan: Flags.string({description: 'amount in yuan (instead of --amount)'}),
+    title: Flags.string({description: 'title'}),
+    reason: Flags.string({description: 'reason or remark'}),
+    'payee-type': Flags.string({description: 'payee account type', options: [...TRANSFER_PAYEE_TYPES], required: true}),
+    'payee-account': Flags.string({description: 'payee account', required: true}),
+    'payee-name': Flags.string({description: 'payee real name (walletA rules by amount)'}),
+    attach: Flags.string({description: 'merchant data returned in the callback'}),
+    'notify-url': Flags.string({description: 'where transfer.* callbacks go'}),
+    'transfer-scene': Flags.string({description: 'scene for walletB / walletD'}),
+    'report-info': Flags.string({description: 'walletA scene report, TYPE=CONTENT (repeatable)', multiple: true}),
+    yes: Flags.boolean({description: 'confirm on a production profile without a prompt'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Transfer)
+    const amount = amountInCents(flags)
+    const reportInfos = flags['report-info']?.map((pair) => {
+      const at = pair.indexOf('=')
+      if (at <= 0) throw new UsageError('invalid input', [{field: 'reportInfo', message: `"${pair}": expected TYPE=CONTENT`}])
+      return {infoType: pair.slice(0, at), infoContent: pair.slice(at + 1)}
+    })
+    const context = await this.context(flags)
+    const channelMchNo =
+      flags['channel-mch-no'] ?? context.profile.settings.channelMchNo ?? (context.profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
+    await this.confirmMoney(context.profile, `transfer ${amount} cents to ${flags['payee-account']}`, flags.yes || flags['dry-run'])
+    const result = await createTransfer(
+      context.client,
+      {
+        channel: flags.channel,
+        channelMchNo,
+        bizTransferNo: flags['biz-transfer-no'],
+        amount,
+        title: flags.title,
+        reason: flags.reason,
+        payeeType: flags['payee-type'],
+        payeeAccount: flags['payee-account'],
+        payeeName: flags['payee-name'],
+        attach: flags.attach,
+        notifyUrl: flags['notify-url'],
+        transferScene: flags['transfer-scene'],
+        reportInfos,
+      },
+      {dryRun: flags['dry-run']},
+    )
+    if (!flags['biz-transfer-no']) this.notice(`bizTransferNo: ${String(result.request.body.bizTransferNo)}`)
+    await this.emitCall(result, (data) => {
+      this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))
+      const confirmUrl = (data as Record<string, unknown> | null)?.confirmUrl
+      if (confirmUrl) this.notice(`the payee accepts at: ${String(confirmUrl)}`)
+    })
+  }
+}
