@@ -8,9 +8,9 @@
 //
 // Usage: node scripts/bench.mjs [--json]   (--json adds a one-line JSON summary at the end)
 
-import {execFileSync, spawnSync} from 'node:child_process'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {createPrivateKey, createSign, randomBytes} from 'node:crypto'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import {join} from 'node:path'
@@ -339,6 +339,55 @@ async function benchSandbox(runtime, privateKey) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. Batch transfers: throughput against the same sandbox, and peak memory of a validation
+// pass over a large file (it must stay flat however long the file is).
+
+function payoutCsv(rows, tag) {
+  const file = join(tmp, `${tag}.csv`)
+  const lines = ['channel,payeeType,payeeAccount,amount,title']
+  for (let i = 0; i < rows; i++) lines.push(`walletB,user_id,2088${tag}${i},${100 + (i % 50)},Payout ${i}`)
+  writeFileSync(file, lines.join('\n') + '\n')
+  return file
+}
+
+/** Wall time and peak RSS (VmHWM, polled from /proc) of one CLI run. */
+async function measuredRun(args) {
+  const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'ignore', 'pipe']})
+  let stderr = ''
+  child.stderr.on('data', (d) => (stderr += d))
+  let peakKb = 0
+  const poll = setInterval(() => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
+      if (match) peakKb = Math.max(peakKb, Number(match[1]))
+    } catch {
+      // the process has just exited
+    }
+  }, 20)
+  const start = now()
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  clearInterval(poll)
+  if (code !== 0) throw new Error(`unipay ${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`)
+  return {ms: now() - start, peakMb: peakKb / 1024}
+}
+
+async function benchBatch(payCreatePerSecond) {
+  console.log('Batch transfers: `transfer batch` against the running sandbox (rows/s include validation and start-up)')
+  const perSecond = {}
+  for (const [concurrency, rows] of [[1, 500], [16, 3000]]) {
+    const {ms} = await measuredRun(['transfer', 'batch', payoutCsv(rows, `c${concurrency}`), '--concurrency', String(concurrency)])
+    perSecond[`c${concurrency}`] = rows / (ms / 1000)
+    console.log(`  concurrency ${lpad(concurrency, 2)}   ${lpad(fmtInt(perSecond[`c${concurrency}`]), 6)} transfers/s   ${fmtRatio(perSecond[`c${concurrency}`] / payCreatePerSecond)}x raw pay create/s   ${concurrency === 16 ? `target >= 1,000/s` : ''}`.trimEnd())
+  }
+  console.log('Batch validation (--dry-run): peak memory by file size')
+  const small = await measuredRun(['transfer', 'batch', payoutCsv(10_000, 'v10k'), '--dry-run'])
+  const large = await measuredRun(['transfer', 'batch', payoutCsv(1_000_000, 'v1m'), '--dry-run'])
+  console.log(`  10,000 rows        ${lpad(small.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(10_000 / (small.ms / 1000)), 7)} rows/s   baseline`)
+  console.log(`  1,000,000 rows     ${lpad(large.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(1_000_000 / (large.ms / 1000)), 7)} rows/s   ${fmtRatio(large.peakMb / small.peakMb)}x the memory of 10,000 rows`)
+  return {transfersPerSecond: perSecond, validation: {peakMb10k: small.peakMb, peakMb1m: large.peakMb, ratio: large.peakMb / small.peakMb}}
+}
+
 function roundAll(obj, digits = 0) {
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, Number(v.toFixed(digits))]))
 }
@@ -358,9 +407,11 @@ async function main() {
   const signing = await benchSigning(runtime, privateKey)
   console.log('')
   const sandbox = await benchSandbox(runtime, privateKey)
+  console.log('')
+  const batch = await benchBatch(sandbox.payCreatePerSecond)
 
   if (JSON_SUMMARY) {
-    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, targets: TARGET}))
+    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, batch, targets: TARGET}))
   }
 }
 
