@@ -2,6 +2,7 @@
 // background process; the CLI finds it through the runtime file it publishes, never by import.
 import {spawn} from 'node:child_process'
 import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {get as httpGet} from 'node:http'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {sandboxDir, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
@@ -44,13 +45,16 @@ export function readRuntime(dataDir: string): SandboxRuntime | undefined {
   }
 }
 
-async function responds(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${url}/unipay/callback/ping`, {signal: AbortSignal.timeout(2000)})
-    return response.ok
-  } catch {
-    return false
-  }
+/** A plain node:http probe: cheaper at start-up than fetch, which loads a whole HTTP client. */
+function responds(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = httpGet(`${url}/unipay/callback/ping`, {timeout: 2000}, (response) => {
+      response.resume()
+      resolve(response.statusCode === 200)
+    })
+    request.on('timeout', () => request.destroy())
+    request.on('error', () => resolve(false))
+  })
 }
 
 /** Returns the running sandbox, starting it in the background first when needed. */

@@ -1,5 +1,6 @@
 // Profiles in one file under the CLI's config folder, written 0600 through conf.
-import {chmodSync, existsSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync} from 'node:fs'
+import {ConfigError} from '../errors.js'
 import {join} from 'node:path'
 import type {Profile} from './model.js'
 import {LOCAL_PROFILE} from './model.js'
@@ -19,7 +20,7 @@ export class ProfileStore {
   }
 
   async list(): Promise<Record<string, Profile>> {
-    return (await this.load()).get('profiles') ?? {}
+    return this.read().profiles ?? {}
   }
 
   async get(name: string): Promise<Profile | undefined> {
@@ -27,8 +28,7 @@ export class ProfileStore {
   }
 
   async activeName(): Promise<string> {
-    if (!existsSync(this.path)) return LOCAL_PROFILE
-    return (await this.load()).get('activeProfile') ?? LOCAL_PROFILE
+    return this.read().activeProfile ?? LOCAL_PROFILE
   }
 
   async save(name: string, profile: Profile): Promise<void> {
@@ -52,6 +52,22 @@ export class ProfileStore {
     const conf = await this.load()
     conf.set('activeProfile', name)
     this.tighten()
+  }
+
+  /** Reads go straight to the file (conf's format is plain JSON): every command reads, few write. */
+  private read(): Partial<StoreShape> {
+    if (this.conf) return this.conf.store
+    let text: string
+    try {
+      text = readFileSync(this.path, 'utf8')
+    } catch {
+      return {}
+    }
+    try {
+      return JSON.parse(text) as StoreShape
+    } catch {
+      throw new ConfigError(`${this.path} is not valid JSON; fix or remove it`)
+    }
   }
 
   private tighten(): void {
