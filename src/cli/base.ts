@@ -20,6 +20,7 @@ export const profileFlags = {
 export const apiFlags = {
   ...profileFlags,
   'dry-run': Flags.boolean({description: 'print the signed request without sending it'}),
+  timeout: Flags.integer({description: 'seconds to wait for each answer', min: 1, default: 15}),
   verify: Flags.boolean({
     description: 'verify the answer\'s signature (--no-verify skips it, with a warning)',
     default: true,
@@ -95,6 +96,7 @@ export abstract class BaseCommand extends Command {
       privateKey: profile.privateKey,
       platformKey: profile.platformKey,
       verify: flags.verify !== false,
+      timeoutMs: (flags.timeout ?? 15) * 1000,
       debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
     }
     return {profile, client}

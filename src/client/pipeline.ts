@@ -88,16 +88,17 @@ export async function call(
   if (options.dryRun) return {request}
   const attempts = endpoint.kind === 'read' ? READ_ATTEMPTS : 1
   for (let attempt = 1; ; attempt++) {
-    let response
     try {
-      response = await send(config, request)
+      const response = await send(config, request)
+      return {request, response: verifyResponse(config, request, response)}
     } catch (error) {
-      if (attempt >= attempts) throw error
-      config.debug?.(`retrying a read after: ${(error as Error).message}`)
+      // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
+      // a body that did not parse; anything that reached a verdict is final.
+      if (!(error instanceof TransportError) || attempt >= attempts) throw error
+      config.debug?.(`retrying a read after: ${error.message}`)
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
       request = buildRequest(config, endpoint, fields)
-      continue
     }
-    return {request, response: verifyResponse(config, request, response)}
   }
 }
 
@@ -130,14 +131,14 @@ function verifyResponse(config: ClientConfig, request: SignedRequest, response: 
   try {
     read = readEnvelope(response.raw, config.platformKey)
   } catch (error) {
-    if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`)
-    throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`)
+    if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`, response.status >= 500)
+    throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
   }
   const {body} = read
   const code = resultCode(body)
   if (response.status !== 200) {
     const message = resultMessage(body)
-    throw new TransportError(`HTTP ${response.status} from ${request.url}${message ? `: ${message}` : ''}`)
+    throw new TransportError(`HTTP ${response.status} from ${request.url}${message ? `: ${message}` : ''}`, response.status >= 500)
   }
   if (Number.isNaN(code)) throw new TransportError(`answer from ${request.url} has no code: not a platform answer`)
   const verified = config.verify ? read.verified : undefined

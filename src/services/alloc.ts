@@ -6,7 +6,7 @@ import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import {UsageError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
-import {generateBusinessNo, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
 
 export interface ReceiverInput {
   receiverType: string
@@ -73,7 +73,8 @@ export async function createAlloc(client: ClientConfig, input: AllocInput, unit:
     // cents/100 prints as the exact two-decimal yuan value (shortest round-trip form)
     return {...r, amount: unit === 'cents' ? cents : cents / 100}
   })
-  return call(client, endpoints.alloc, {...input, receivers, bizAllocNo: input.bizAllocNo ?? generateBusinessNo('AL')}, options)
+  const bizAllocNo = input.bizAllocNo ?? generateBusinessNo('AL')
+  return outcomeUnknownHint(call(client, endpoints.alloc, {...input, receivers, bizAllocNo}, options), 'bizAllocNo', bizAllocNo, 'query alloc --biz-alloc-no')
 }
 
 export async function queryAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult> {

@@ -2,6 +2,7 @@
 // user leaves them out, so that every create carries its idempotency key.
 import {randomBytes} from 'node:crypto'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import {TransportError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {compactGmt8} from '../protocol/time.js'
 
@@ -13,8 +14,26 @@ export function generateBusinessNo(prefix: string, now = new Date()): string {
   return `${prefix}${compactGmt8(now)}${randomBytes(4).toString('hex').toUpperCase()}`
 }
 
+/**
+ * A create whose answer was lost may have been carried out: say so, with the business number
+ * to check it by. Never resend it with a new number on the user's behalf.
+ */
+export async function outcomeUnknownHint<T>(create: Promise<T>, key: string, value: unknown, check: string): Promise<T> {
+  try {
+    return await create
+  } catch (error) {
+    if (error instanceof TransportError && error.outcomeUnknown) {
+      error.message = `outcome unknown: ${error.message}`
+      error.hint = `the platform may have carried it out. Check with: unipay ${check} ${String(value)}\nresending with the same ${key} is safe (it is the idempotency key); a new ${key} could act twice`
+      error.details = {outcomeUnknown: true, [key]: value}
+    }
+    throw error
+  }
+}
+
 export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
-  return call(client, endpoints.pay, {...fields, bizOrderNo: fields.bizOrderNo ?? generateBusinessNo('P')}, options)
+  const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('P')
+  return outcomeUnknownHint(call(client, endpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
 }
 
 export async function closePayment(

@@ -2,7 +2,7 @@
 // idempotency key), sync and query.
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import {endpoints} from '../protocol/endpoints.js'
-import {generateBusinessNo, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
 
 export interface RefundInput {
   tradeNo?: string
@@ -13,7 +13,8 @@ export interface RefundInput {
 }
 
 export async function createRefund(client: ClientConfig, input: RefundInput, options: CallOptions = {}): Promise<CallResult> {
-  return call(client, endpoints.refund, {...input, bizRefundNo: input.bizRefundNo ?? generateBusinessNo('RF')}, options)
+  const bizRefundNo = input.bizRefundNo ?? generateBusinessNo('RF')
+  return outcomeUnknownHint(call(client, endpoints.refund, {...input, bizRefundNo}, options), 'bizRefundNo', bizRefundNo, 'query refund --biz-refund-no')
 }
 
 export async function syncRefund(client: ClientConfig, ref: {refundNo?: string; bizRefundNo?: string}, options: CallOptions = {}): Promise<CallResult> {
