@@ -1,12 +1,16 @@
 // Callback delivery (protocol-notes section 5): signed `system` envelopes POSTed to notifyUrl,
 // acknowledged by 2xx and a body of SUCCESS, retried on the schedule, every attempt kept on disk
-// so that a restart resumes where it stopped.
+// so that a restart resumes where it stopped. An attempt is marked before it is sent, so one cut
+// short by a kill is logged (unacknowledged) after the restart instead of vanishing.
 import {randomUUID} from 'node:crypto'
 import type {KeyObject} from 'node:crypto'
 import {canonicalString, flattenToStrings} from '../protocol/canonical.js'
+import type {Attempt, Notification} from '../protocol/notifications.js'
 import {signString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {Store} from './store.js'
+
+export type {Attempt, Notification}
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -17,26 +21,6 @@ export const RETRY_DELAYS_MS = [
 ]
 const ATTEMPT_TIMEOUT_MS = 15 * SECOND
 const MAX_IN_FLIGHT = 16
-
-export interface Attempt {
-  at: string
-  httpStatus?: number
-  bodyExcerpt?: string
-  error?: string
-  acknowledged: boolean
-}
-
-export interface Notification {
-  id: string
-  event: string
-  url: string
-  body: string
-  createdAt: string
-  attempts: Attempt[]
-  /** Epoch ms of the next attempt; undefined once delivered or given up. */
-  nextAttemptAt?: number
-  state: 'pending' | 'delivered' | 'given_up'
-}
 
 export interface NotifierOptions {
   store: Store
@@ -57,7 +41,13 @@ export class Notifier {
 
   start(): void {
     for (const notification of this.options.store.values<Notification>('notifications')) {
-      if (notification.state === 'pending') this.pending.add(notification.id)
+      if (notification.state !== 'pending') continue
+      if (notification.attemptStartedAt) {
+        // The sandbox failed, not the receiver: log the attempt and resume at once, not after a delay.
+        const interrupted: Attempt = {at: notification.attemptStartedAt, error: 'interrupted: the sandbox stopped before the answer', acknowledged: false}
+        if (this.record(notification, interrupted, true).state !== 'pending') continue
+      }
+      this.pending.add(notification.id)
     }
     this.schedule()
   }
@@ -137,6 +127,7 @@ export class Notifier {
     this.running.add(notification.id)
     this.inFlight++
     const attempt: Attempt = {at: now().toISOString(), acknowledged: false}
+    store.put('notifications', notification.id, {...notification, attemptStartedAt: attempt.at})
     try {
       const response = await fetch(notification.url, {
         method: 'POST',
@@ -149,21 +140,28 @@ export class Notifier {
       attempt.bodyExcerpt = text.slice(0, 200)
       attempt.acknowledged = response.ok && text.trim().toUpperCase() === 'SUCCESS'
     } catch (error) {
-      attempt.error = (error as Error).message
+      // fetch says only "fetch failed"; the cause names the problem (ECONNREFUSED, ...).
+      const cause = (error as {cause?: {message?: string}}).cause
+      attempt.error = cause?.message ?? (error as Error).message
     }
     this.inFlight--
     this.running.delete(notification.id)
     if (this.stopped) return
-    const current = store.get<Notification>('notifications', notification.id) ?? notification
+    const next = this.record(store.get<Notification>('notifications', notification.id) ?? notification, attempt)
+    if (next.state !== 'pending') this.pending.delete(notification.id)
+    this.schedule()
+  }
+
+  /** Logs an attempt and sets what follows: delivered, the next retry, or given up. */
+  private record(current: Notification, attempt: Attempt, retryNow = false): Notification {
+    const {store, timeScale, now} = this.options
     const attempts = [...current.attempts, attempt]
     const retryIndex = attempts.length - 1
     const next: Notification = attempt.acknowledged
-      ? {...current, attempts, state: 'delivered', nextAttemptAt: undefined}
+      ? {...current, attempts, attemptStartedAt: undefined, state: 'delivered', nextAttemptAt: undefined}
       : retryIndex < RETRY_DELAYS_MS.length
-        ? {...current, attempts, nextAttemptAt: now().getTime() + RETRY_DELAYS_MS[retryIndex] / timeScale}
-        : {...current, attempts, state: 'given_up', nextAttemptAt: undefined}
-    store.put('notifications', notification.id, next)
-    if (next.state !== 'pending') this.pending.delete(notification.id)
-    this.schedule()
+        ? {...current, attempts, attemptStartedAt: undefined, nextAttemptAt: now().getTime() + (retryNow ? 0 : RETRY_DELAYS_MS[retryIndex] / timeScale)}
+        : {...current, attempts, attemptStartedAt: undefined, state: 'given_up', nextAttemptAt: undefined}
+    return store.put('notifications', current.id, next)
   }
 }

@@ -1,0 +1,68 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, profileFlags} from '../cli/base.js'
+import {UsageError} from '../errors.js'
+import {arrivalHeader, arrivalJson, arrivalRow} from '../output/arrivals.js'
+import {keyFingerprint} from '../protocol/keys.js'
+import {DEFAULT_LISTEN_PORT, startListener, type Listener} from '../services/listen.js'
+
+export default class Listen extends BaseCommand {
+  static summary = 'Receive callbacks on a local address, verify each one and show it'
+  static description = `Listens on 127.0.0.1, port ${DEFAULT_LISTEN_PORT} unless --port says otherwise (0 picks a free one), and prints the address to use as notifyUrl (or notify_url). Both callback protocols arrive there: system (POST, JSON envelope) and easy_pay (GET query, MD5 or RSA). Each callback is verified (the profile's platform public key; the profile's md5Key for MD5) and shown as one table row on a terminal, one JSON line when piped (the raw body with --print-body).
+
+Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any other gets HTTP 400 with the reason, so the platform retries. With --forward-to, verified callbacks are relayed unchanged (method, content-type, body; what follows /notify in the path and the query are appended to the URL) to your app, and the platform gets your app's answer; while your app is down it gets HTTP 502 and keeps retrying. Callbacks that do not verify are never forwarded. Bad requests are answered and shown, never fatal. Ctrl-C stops it.`
+
+  static examples = [
+    '<%= config.bin %> listen',
+    '<%= config.bin %> listen --forward-to http://127.0.0.1:3000/pay/notify',
+    '<%= config.bin %> listen --port 0 --print-body | tee callbacks.jsonl',
+  ]
+
+  static flags = {
+    port: Flags.integer({description: 'port on 127.0.0.1 (0: a free one)', min: 0, max: 65535, default: DEFAULT_LISTEN_PORT}),
+    'forward-to': Flags.string({description: 'your app\'s callback URL: verified callbacks are relayed to it and answered with its answer'}),
+    'print-body': Flags.boolean({description: 'show the raw body (the query string for easy_pay) of each callback'}),
+    profile: profileFlags.profile,
+    'platform-public-key': profileFlags['platform-public-key'],
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Listen)
+    const forwardTo = flags['forward-to']
+    if (forwardTo !== undefined && !/^https?:\/\/[^/?#]+/.test(forwardTo)) {
+      throw new UsageError('invalid input', [{field: 'forwardTo', message: 'must be an http(s) URL'}])
+    }
+    const profile = await this.resolveProfile(flags)
+    const {platformKey} = profile
+    const md5Key = profile.settings.md5Key
+    const printBody = flags['print-body']
+    const table = this.io.stdoutTty && !this.json
+    let listener: Listener
+    try {
+      listener = await startListener({
+        port: flags.port,
+        platformKey,
+        md5Key,
+        forwardTo,
+        onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
+      })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error
+      throw new UsageError('invalid input', [{field: 'port', message: `cannot listen on 127.0.0.1:${flags.port} (${code}); pick another port, or 0 for a free one`}])
+    }
+    this.notice(`listening on ${listener.notifyUrl} (system POST and easy_pay GET)`)
+    this.notice(
+      `verifying with the platform key ${platformKey ? keyFingerprint(platformKey) : '(none: system and RSA callbacks will not verify)'}; ` +
+        `MD5 key ${md5Key ? 'set' : 'not set (MD5 callbacks will not verify)'}`,
+    )
+    if (forwardTo) this.notice(`forwarding verified callbacks to ${forwardTo}`)
+    this.notice('Ctrl-C to stop')
+    if (table) this.io.out(arrivalHeader())
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    await listener.close()
+    this.notice('stopped')
+  }
+}

@@ -1,0 +1,24 @@
+import {BaseCommand} from '../../../cli/base.js'
+import {listCallbacks} from '../../../local-sandbox/callbacks.js'
+import {ensureSandbox} from '../../../local-sandbox/control.js'
+import {callbackRows} from '../../../output/callbacks.js'
+import {renderRows} from '../../../output/table.js'
+
+export default class SandboxCallbacksList extends BaseCommand {
+  static summary = 'Show the callbacks the local sandbox sends: state, attempts, last answer, next retry'
+  static description =
+    'One row per callback: id (on a terminal its first 8 characters, enough for `sandbox callbacks resend`), event, notifyUrl, state (pending, delivered, given_up), attempts so far, the last HTTP status (or error) and the next attempt (GMT+8). --json gives the full records: the signed body and every attempt (time, HTTP status, body excerpt, acknowledged).'
+
+  static examples = ['<%= config.bin %> sandbox callbacks list', '<%= config.bin %> sandbox callbacks list --json']
+
+  async run(): Promise<void> {
+    await this.parse(SandboxCallbacksList)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const callbacks = await listCallbacks(runtime)
+    await this.emit(callbacks, () => {
+      if (callbacks.length === 0) return this.notice('no callbacks yet: orders created with a notifyUrl send them')
+      const {headers, rows} = callbackRows(callbacks, this.io.stdoutTty)
+      this.io.out(renderRows(headers, rows, this.io.stdoutTty))
+    })
+  }
+}

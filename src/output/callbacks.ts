@@ -1,0 +1,22 @@
+// The sandbox's callbacks as table rows, for `sandbox callbacks list` and `resend`.
+import type {Notification} from '../protocol/notifications.js'
+import {formatGmt8} from '../protocol/time.js'
+
+const HEADERS = ['id', 'event', 'url', 'state', 'attempts', 'last status', 'next attempt']
+
+/** `shortIds`: on a terminal the first 8 characters of the id, which `resend` accepts. */
+export function callbackRows(callbacks: Notification[], shortIds: boolean): {headers: string[]; rows: string[][]} {
+  const rows = callbacks.map((callback) => {
+    const last = callback.attempts.at(-1)
+    return [
+      shortIds ? callback.id.slice(0, 8) : callback.id,
+      callback.event,
+      callback.url,
+      callback.state,
+      String(callback.attempts.length),
+      last ? String(last.httpStatus ?? last.error ?? '') : '-',
+      callback.nextAttemptAt === undefined ? '-' : formatGmt8(new Date(callback.nextAttemptAt)),
+    ]
+  })
+  return {headers: HEADERS, rows}
+}

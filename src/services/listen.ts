@@ -1,0 +1,191 @@
+// The `listen` engine: a local receiver for both callback protocols. Every arrival is verified,
+// answered (the acknowledgement only when verified), optionally relayed to the merchant's app,
+// and reported to `onArrival` as one record. It never prints, and no input takes it down: a
+// receiver that stops on a bad request would hide exactly the callbacks people need to see.
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {checkEasyPayCallback, checkSystemCallback, type CallbackCheck, type CallbackKeys, type CallbackProtocol} from '../protocol/callback.js'
+import {JsonSyntaxError} from '../protocol/json.js'
+
+/** Documented in `listen --help`: a fixed port, so a notifyUrl written once keeps working. */
+export const DEFAULT_LISTEN_PORT = 8787
+export const CALLBACK_PATH = '/notify'
+const MAX_BODY_BYTES = 1024 * 1024
+// Under the platform's 15 s attempt timeout, so that it hears our 502 instead of timing out.
+const FORWARD_TIMEOUT_MS = 10_000
+const EXCERPT_CHARS = 200
+
+export interface Arrival {
+  /** ISO 8601. */
+  time: string
+  protocol: CallbackProtocol | 'unknown'
+  method: string
+  path: string
+  event?: string
+  numbers: Record<string, string>
+  /** Cents. */
+  amount?: string
+  status?: string
+  signType?: 'RSA' | 'MD5'
+  verified: boolean
+  reason?: string
+  /** What the platform was answered (the body as an excerpt). */
+  answer: {status: number; body: string}
+  forward?: {url: string; status?: number; error?: string}
+  /** The body as received; for a GET (easy_pay), the query string. */
+  rawBody: string
+}
+
+export interface ListenOptions extends CallbackKeys {
+  /** On 127.0.0.1; 0 picks a free port. */
+  port: number
+  /** The merchant's app: verified callbacks are relayed to it and answered with its answer. */
+  forwardTo?: string
+  onArrival: (arrival: Arrival) => void
+}
+
+export interface Listener {
+  /** The address to give the platform as notifyUrl. */
+  notifyUrl: string
+  close(): Promise<void>
+}
+
+interface Answer {
+  status: number
+  body: Buffer
+  contentType: string
+}
+
+const textAnswer = (status: number, body: string): Answer => ({status, body: Buffer.from(body, 'utf8'), contentType: 'text/plain; charset=utf-8'})
+
+/** The body, or undefined when it is over the limit (drained, not kept, so we can still answer). */
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+    else chunks.length = 0
+  }
+  return size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)
+}
+
+/** The --forward-to URL, plus what follows /notify in the path, plus the query as received. */
+function forwardTarget(base: URL, suffix: string, rawQuery: string | undefined): string {
+  const path = base.pathname.replace(/\/$/, '') + suffix || '/'
+  const query = [base.search.slice(1), rawQuery].filter(Boolean).join('&')
+  return `${base.origin}${path}${query ? `?${query}` : ''}`
+}
+
+async function relay(target: string, req: IncomingMessage, body: Buffer): Promise<{answer: Answer; status?: number; error?: string}> {
+  try {
+    const contentType = req.headers['content-type']
+    const response = await fetch(target, {
+      method: req.method,
+      headers: contentType ? {'content-type': contentType} : {},
+      body: req.method === 'GET' ? undefined : body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    })
+    const answer: Answer = {
+      status: response.status,
+      body: Buffer.from(await response.arrayBuffer()),
+      contentType: response.headers.get('content-type') ?? 'text/plain; charset=utf-8',
+    }
+    return {answer, status: response.status}
+  } catch (error) {
+    const cause = (error as {cause?: {code?: string; message?: string}}).cause
+    const message = cause?.code ?? cause?.message ?? (error as Error).message
+    // 502: the platform sees a failed attempt and retries on its schedule.
+    return {answer: textAnswer(502, `forward target ${target} failed: ${message}`), error: message}
+  }
+}
+
+export async function startListener(options: ListenOptions): Promise<Listener> {
+  const host = '127.0.0.1'
+  const forwardBase = options.forwardTo ? new URL(options.forwardTo) : undefined
+
+  function check(protocol: Arrival['protocol'], body: Buffer, rawQuery: string | undefined): CallbackCheck | string {
+    if (protocol === 'system') {
+      try {
+        return checkSystemCallback(body.toString('utf8'), options)
+      } catch (error) {
+        if (error instanceof JsonSyntaxError) return `body is not a JSON object: ${error.message}`
+        throw error
+      }
+    }
+    if (protocol === 'easy_pay') {
+      if (!rawQuery) return 'no query string: easy_pay callbacks carry their fields in the query'
+      return checkEasyPayCallback(Object.fromEntries(new URLSearchParams(rawQuery)), options)
+    }
+    return 'method not allowed: callbacks are POST (system) or GET (easy_pay)'
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET'
+    const [path, rawQuery] = (req.url ?? '/').split(/\?(.*)/s, 2) as [string, string | undefined]
+    const protocol: Arrival['protocol'] = method === 'POST' ? 'system' : method === 'GET' ? 'easy_pay' : 'unknown'
+    const body = await readBody(req)
+    const arrival: Arrival = {
+      time: new Date().toISOString(),
+      protocol,
+      method,
+      path,
+      numbers: {},
+      verified: false,
+      answer: {status: 0, body: ''},
+      rawBody: method === 'GET' ? (rawQuery ?? '') : (body?.toString('utf8') ?? ''),
+    }
+    let answer: Answer
+    const known = path === CALLBACK_PATH || path.startsWith(`${CALLBACK_PATH}/`)
+    const result = !known
+      ? `unknown path ${path}: callbacks go to ${CALLBACK_PATH}`
+      : body === undefined
+        ? `body over ${MAX_BODY_BYTES} bytes`
+        : check(protocol, body, rawQuery)
+    if (typeof result === 'string') {
+      arrival.reason = result
+      answer = textAnswer(!known ? 404 : body === undefined ? 413 : protocol === 'unknown' ? 405 : 400, result)
+    } else {
+      Object.assign(arrival, result.summary, {signType: result.signType, verified: result.verified, reason: result.reason})
+      if (!result.verified) {
+        // Never forwarded: the app only ever sees callbacks the platform signed.
+        answer = textAnswer(400, `signature not verified: ${result.reason}`)
+      } else if (forwardBase) {
+        const target = forwardTarget(forwardBase, path.slice(CALLBACK_PATH.length), rawQuery)
+        const relayed = await relay(target, req, body!)
+        answer = relayed.answer
+        arrival.forward = {url: target, status: relayed.status, error: relayed.error}
+      } else {
+        answer = textAnswer(200, protocol === 'system' ? 'SUCCESS' : 'success')
+      }
+    }
+    arrival.answer = {status: answer.status, body: answer.body.toString('utf8').slice(0, EXCERPT_CHARS)}
+    res.writeHead(answer.status, {'content-type': answer.contentType, 'content-length': answer.body.length})
+    res.end(answer.body)
+    options.onArrival(arrival)
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      // A sender that went away mid-body, or a failing onArrival: answer if still possible, go on.
+      if (!res.headersSent) res.writeHead(500).end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const {port} = server.address() as AddressInfo
+  return {
+    notifyUrl: `http://${host}:${port}${CALLBACK_PATH}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
