@@ -153,6 +153,8 @@ export abstract class BaseCommand extends Command {
     const oclifExit = error.oclif?.exit
     const parseError = !known && oclifExit === 2
     const exitCode = known ? error.exitCode : parseError ? 2 : (oclifExit ?? 1)
+    // oclif warns "did not parse its arguments" when parsing itself failed: not our case to report
+    this.parsed = true
     if (exitCode === 0) return
     const flagged = known && error instanceof UsageError ? this.describeProblems(error) : []
     const hint = known ? error.hint : undefined

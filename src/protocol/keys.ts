@@ -33,10 +33,9 @@ export function loadPrivateKey(text: string): KeyObject {
 export function loadPublicKey(text: string): KeyObject {
   const trimmed = text.trim()
   try {
-    if (trimmed.startsWith('-----BEGIN')) {
-      const key = createPublicKey({key: trimmed, format: 'pem'})
-      return key
-    }
+    // createPublicKey would derive a public key from a private one: refuse, a private key in
+    // the place of a public one is a mistake (and a leak waiting to happen)
+    if (trimmed.startsWith('-----BEGIN') && !/PRIVATE KEY-----/.test(trimmed)) return createPublicKey({key: trimmed, format: 'pem'})
     const der = derCandidates(trimmed)
     if (der) {
       for (const type of ['spki', 'pkcs1'] as const) {
