@@ -124,7 +124,7 @@ describe('transfer batch', () => {
     const partial = await c.run(['transfer', 'batch', mixed])
     expect(partial.code).toBe(5)
     expect(partial.stderr).toMatch(/2 rows, 2\.00 yuan: \d success, \d processing, 1 failed, 0 unknown/)
-  })
+  }, 180_000)
 
   it('survives being killed at random moments: resumed, every row is paid exactly once', async () => {
     const {file, cents} = payoutFile('kill.csv', 3000, 'K')
@@ -156,5 +156,5 @@ describe('transfer batch', () => {
     await waitFor(async () => (await balance()) === startBalance - cents)
     const again = await c.run(['transfer', 'batch', file, '--resume'])
     expect(again.stderr).toContain('resuming: 3000 of 3000 rows were finished by an earlier run')
-  })
+  }, 180_000)
 })
