@@ -34,6 +34,13 @@ export const STATUS_WORDS: Record<string, string> = {
   refunding: 'a refund is in progress',
   partial_refund: 'partly refunded',
   refunded: 'fully refunded',
+  wait_pay: 'waiting for the payer',
+  paying: 'the payer picked a method',
+  paid: 'paid',
+  failed: 'failed',
+  closed: 'closed',
+  expired: 'expired',
+  partial: 'some receivers failed',
 }
 
 /** Barcode prefixes (protocol-notes section 4): the first two digits pick the wallet. */
