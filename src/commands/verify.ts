@@ -3,6 +3,7 @@ import {createPublicKey} from 'node:crypto'
 import {Flags} from '@oclif/core'
 import {BaseCommand, profileFlags} from '../cli/base.js'
 import {readJsonData, readText} from '../cli/input.js'
+import {readEpayParams} from '../cli/epay.js'
 import {ConfigError, SignatureError, UsageError} from '../errors.js'
 import {renderRecord} from '../output/table.js'
 import {checkEasyPayCallback, easyPaySignType, parseEasyPayInput, type CallbackKeys} from '../protocol/callback.js'
@@ -29,6 +30,8 @@ export default class Verify extends BaseCommand {
     '<%= config.bin %> verify --request --data @request.json',
     '<%= config.bin %> verify --callback --data @callback.json',
     '<%= config.bin %> verify --callback --data \'pid=1001&trade_no=...&sign=...&sign_type=MD5\' --md5-key-file md5.key',
+    '<%= config.bin %> verify --scheme epay-v2 --data @answer.json',
+    '<%= config.bin %> verify --scheme epay-v1 --data @params.json --md5-key-file md5.key',
   ]
 
   static flags = {
@@ -36,15 +39,24 @@ export default class Verify extends BaseCommand {
     'public-key': Flags.string({description: 'public key file to verify with (PEM or Base64, SPKI or PKCS#1)'}),
     request: Flags.boolean({description: 'the body is a request signed by the merchant key', exclusive: ['callback']}),
     callback: Flags.boolean({description: 'the body is a callback: system JSON, or an easy_pay query string or URL'}),
-    'md5-key-file': Flags.string({description: 'file holding the MD5 key for an easy_pay MD5 callback (default: the profile\'s md5Key)', dependsOn: ['callback']}),
+    'md5-key-file': Flags.string({description: 'file holding the MD5 key for an easy_pay MD5 callback or --scheme epay-v1 (default: the profile\'s md5Key)'}),
+    scheme: Flags.string({
+      description: 'signing rule: unipay (/unipay/* JSON), or the compatibility module\'s epay-v1 (MD5) or epay-v2 (RSA; an answer or notification with the platform key, a request with --request), whose --data is a JSON object or a query string',
+      options: ['unipay', 'epay-v1', 'epay-v2'],
+      default: 'unipay',
+    }),
     profile: profileFlags.profile,
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Verify)
+    const epay = flags.scheme === 'epay-v1' || flags.scheme === 'epay-v2'
+    if (flags['md5-key-file'] && !flags.callback && flags.scheme !== 'epay-v1') throw new UsageError('--md5-key-file goes with --callback or --scheme epay-v1')
     // Read once (stdin cannot be read twice); JSON text is then handed on as inline data.
-    const input = flags.callback ? readText(flags.data, '--data').replace(/^\uFEFF/, '').trim() : flags.data
-    const outcome = flags.callback && !input.startsWith('{') ? await this.easyPay(input, flags) : await this.system(input, flags)
+    const input = flags.callback && !epay ? readText(flags.data, '--data').replace(/^\uFEFF/, '').trim() : flags.data
+    const outcome = epay
+      ? await this.epayScheme(flags.scheme as 'epay-v1' | 'epay-v2', input, flags)
+      : flags.callback && !input.startsWith('{') ? await this.easyPay(input, flags) : await this.system(input, flags)
     if (!outcome.verified) {
       const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
       error.details = outcome
@@ -67,8 +79,18 @@ export default class Verify extends BaseCommand {
     return {verified: diagnosis.verified, key: keyFingerprint(key), canonicalString: diagnosis.expectedString, explanation: diagnosis.explanation, matchingString: diagnosis.matchingString}
   }
 
-  private async easyPay(input: string, flags: {'md5-key-file'?: string; 'public-key'?: string; profile?: string}): Promise<Outcome> {
-    const params = parseEasyPayInput(input)
+  /** --scheme epay-v1|epay-v2: the module's parameters (a request, an answer or a notification) under that scheme's rule. */
+  private async epayScheme(scheme: 'epay-v1' | 'epay-v2', data: string, flags: {request?: boolean; 'md5-key-file'?: string; 'public-key'?: string; profile?: string}): Promise<Outcome> {
+    const params = readEpayParams(data)
+    const want = scheme === 'epay-v1' ? 'MD5' : 'RSA'
+    if (params.sign_type && params.sign_type.toUpperCase() !== want) {
+      throw new UsageError(`sign_type "${params.sign_type}" does not belong to ${scheme}, which signs with ${want} only`)
+    }
+    return {...(await this.easyPay({...params, sign_type: params.sign_type || want}, flags)), protocol: scheme}
+  }
+
+  private async easyPay(input: string | Record<string, string>, flags: {request?: boolean; 'md5-key-file'?: string; 'public-key'?: string; profile?: string}): Promise<Outcome> {
+    const params = typeof input === 'string' ? parseEasyPayInput(input) : input
     if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
     const signType = easyPaySignType(params)
     if (!signType) throw new UsageError(`the callback's sign_type "${params.sign_type}" is neither MD5 nor RSA`)

@@ -134,7 +134,7 @@ export async function resetSandbox(dataDir: string): Promise<void> {
 }
 
 /** A call to the sandbox's control endpoints, which play the payer and the channel. */
-export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let response: Response
   try {
     response = await fetch(`${runtime.url}/_sandbox/${path}`, {

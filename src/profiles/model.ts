@@ -19,6 +19,10 @@ export interface Profile {
   token?: string
   /** Allocation receiver amounts: the spec's yuan, or cents for platforms that take cents. */
   allocAmountUnit?: 'yuan' | 'cents'
+  /** Compatibility module V2: send `type`/`method` in the order common epay clients use (type = wallet). */
+  epayTypeMethodSwapped?: 'true' | 'false'
+  /** Compatibility module V1: append the MD5 key directly (the rule) or as `&key=KEY`. */
+  md5KeyAppendForm?: 'direct' | 'key-param'
 }
 
 export const LOCAL_PROFILE = 'local'
@@ -44,6 +48,8 @@ export const SETTINGS: SettingSpec[] = [
   {key: 'pid', description: 'merchant number for the compatibility module'},
   {key: 'token', description: 'management API session token', secret: true},
   {key: 'allocAmountUnit', description: 'allocation receiver amounts: yuan or cents', values: ['yuan', 'cents']},
+  {key: 'epayTypeMethodSwapped', description: 'epay V2: true sends type=wallet and method=web|jump|jsapi|app, as common epay clients do', values: ['false', 'true']},
+  {key: 'md5KeyAppendForm', description: 'epay V1: the MD5 key appended directly (direct) or as &key=KEY (key-param)', values: ['direct', 'key-param']},
 ]
 
 export const isSecret = (key: string) => SETTINGS.some((s) => s.key === key && s.secret)

@@ -99,6 +99,16 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
     fill('appId', runtime.merchant.appId)
     if (!settings.privateKey) fill('privateKeyFile', runtime.merchant.privateKeyFile)
     if (!settings.platformPublicKeyFile) fill('platformPublicKey', runtime.platformPublicKeyPem)
+    fill('pid', runtime.merchant.mchNo)
+    // The compatibility module's V1 key: read from the file the sandbox names, never published itself.
+    const md5KeyFile = runtime.merchant.md5KeyFile
+    if (md5KeyFile && settings.md5Key === undefined) {
+      try {
+        fill('md5Key', readFileSync(md5KeyFile, 'utf8').trim())
+      } catch (error) {
+        warnings.push(`cannot read the local sandbox's MD5 key file ${md5KeyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+      }
+    }
   }
 
   const privateKey = readKey('private', settings.privateKeyFile, settings.privateKey, warnings)

@@ -16,6 +16,7 @@ import {
   queryTransferFields,
   transferFields,
 } from './schemas.js'
+import {authCodeFields, gatewayPrePayFields, generateAuthUrlFields, queryGatewayFields} from './schemas.js'
 
 export interface Endpoint {
   path: string
@@ -41,7 +42,26 @@ export const endpoints = {
   transfer: {path: '/unipay/transfer', kind: 'create', fields: transferFields},
   queryTransfer: {path: '/unipay/query/transfer-order', kind: 'read', fields: queryTransferFields},
   syncTransfer: {path: '/unipay/sync/order/transfer', kind: 'read', fields: queryTransferFields},
+  gatewayPrePay: {path: '/unipay/gateway/pre-pay', kind: 'create', fields: gatewayPrePayFields},
+  queryGateway: {path: '/unipay/gateway/query', kind: 'read', fields: queryGatewayFields},
+  generateAuthUrl: {
+    path: '/unipay/assist/channel/auth/generate-auth-url',
+    kind: 'create',
+    fields: generateAuthUrlFields,
+    defaults: {authType: 'walletA'},
+  },
 } satisfies Record<string, Endpoint>
+
+/** The auth-code endpoints: sent unsigned, answered with an unsigned Result {code, message, data}. */
+export interface UnsignedEndpoint {
+  path: string
+  fields: z.ZodObject
+}
+
+export const unsignedEndpoints = {
+  auth: {path: '/unipay/assist/channel/auth/auth', fields: authCodeFields},
+  authAndSet: {path: '/unipay/assist/channel/auth/auth-and-set', fields: authCodeFields},
+} satisfies Record<string, UnsignedEndpoint>
 
 export type EndpointName = keyof typeof endpoints
 

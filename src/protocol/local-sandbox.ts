@@ -8,8 +8,13 @@ export interface SandboxRuntime {
   startedAt: string
   dataDir: string
   platformPublicKeyPem: string
-  merchant: {mchNo: string; appId: string; privateKeyFile: string; publicKeyPem: string}
+  /** md5KeyFile: the file holding the compatibility module's V1 MD5 key (the key itself is never published). */
+  merchant: {mchNo: string; appId: string; privateKeyFile: string; publicKeyPem: string; md5KeyFile?: string}
 }
 
 export const sandboxDir = (dataDir: string) => join(dataDir, 'sandbox')
 export const sandboxRuntimeFile = (dataDir: string) => join(sandboxDir(dataDir), 'runtime.json')
+
+/** Faults the sandbox can inject into /unipay/* calls (see `sandbox faults add`). */
+export const SANDBOX_FAULTS = ['latency', 'http-500', 'not-json', 'reset', 'timeout', 'unsigned-success', 'bad-signature'] as const
+export type SandboxFault = (typeof SANDBOX_FAULTS)[number]

@@ -253,6 +253,61 @@ export const queryTransferFields = z
     else if (!value.channel) ctx.addIssue({code: 'custom', path: ['channel'], message: 'is required with bizTransferNo'})
   })
 
+export const GATEWAY_TYPES = ['cashier', 'aggregate'] as const
+export const AUTH_TYPES = ['walletA', 'walletB', 'walletC_pay', 'walletD'] as const
+/** Fields the spec gives no maximum length for. */
+const unbounded = () => z.string({error: requiredOr('a string')})
+
+export const gatewayPrePayFields = z.object({
+  ...commonFields,
+  bizOrderNo: text(100).min(1, 'is required'),
+  title: text(100).min(1, 'is required'),
+  description: text(50).optional(),
+  amount: integer(1, MAX_PAY_CENTS),
+  currency: text(8).regex(/^[a-z]{3}$/, 'must be a 3-letter lower-case ISO 4217 code').optional(),
+  gatewayPayType: z.enum(GATEWAY_TYPES, {error: requiredOr('cashier or aggregate')}),
+  notifyUrl: httpUrl(256).optional(),
+  returnUrl: httpUrl(256).optional(),
+  attach: text(512).optional(),
+  extraParam: jsonText(2048).optional(),
+  expiredTime: gmt8Time.optional(),
+  storeNo: text(64).optional(),
+  goodsDetail: z.array(goodsDetailItem).max(50, 'must have at most 50 items').optional(),
+  allocation: z.boolean().optional(),
+})
+
+export const queryGatewayFields = z
+  .object({...commonFields, orderNo: text(64).optional(), bizOrderNo: text(100).optional()})
+  .superRefine(oneOf(['orderNo', 'bizOrderNo']))
+
+const authType = z.enum(AUTH_TYPES, {error: `must be one of ${AUTH_TYPES.join(', ')}`})
+
+export const generateAuthUrlFields = z.object({
+  ...commonFields,
+  channel: text(32).optional(),
+  authType: authType.optional(),
+  product: text(32).optional(),
+  returnPath: text(256).optional(),
+  capability: text(32).optional(),
+})
+
+/** AuthCodeParam: the common fields (unsigned, so no `sign`) and the code to exchange. */
+export const authCodeFields = z.object({
+  ...commonFields,
+  authCode: unbounded().min(1, 'is required'),
+  authType: authType.optional(),
+  authToken: text(64).optional(),
+  product: text(32).optional(),
+  capability: text(32).optional(),
+  channelAppId: text(128).optional(),
+  accessToken: unbounded().optional(),
+  unionIdentifier: unbounded().optional(),
+  queryCode: unbounded().optional(),
+})
+
+export type GatewayPrePayRequest = z.infer<typeof gatewayPrePayFields>
+export type GenerateAuthUrlRequest = z.infer<typeof generateAuthUrlFields>
+export type AuthCodeRequest = z.infer<typeof authCodeFields>
 export type PayRequest = z.infer<typeof payFields>
 export type AllocRequest = z.infer<typeof allocFields>
 export type TransferRequest = z.infer<typeof transferFields>

@@ -9,15 +9,21 @@ import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js
 import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 import {ALLOC_RECEIVER_TYPES, checkFields, type AllocRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
+import type {GatewayPrePayRequest, GenerateAuthUrlRequest} from '../protocol/schemas.js'
 import {signString, verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import {AllocService, allocOrderResult, allocResult} from './alloc.js'
+import {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
+import {GatewayService, gatewayOrderResult} from './gateway.js'
 import {Notifier} from './notifier.js'
+import {createEpay, type EpaySecret} from './epay.js'
+import {createPages} from './pages.js'
 import {PayService, payOrderResult, payResult} from './pay.js'
 import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.js'
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
+import {FAULTS, Faults, spoilAnswer, type FaultRule} from './faults.js'
 import {transferConfirmPage} from './transfer-page.js'
 import {TransferService, transferCreateResult, transferOrderResult} from './transfer.js'
 import type {Store} from './store.js'
@@ -40,6 +46,8 @@ export interface SandboxOptions {
   /** Replay and reqTime checks (on by default, as on the platform). */
   replayChecks?: boolean
   publicUrl: () => string
+  /** MD5 keys of the compatibility module's V1, by merchant number. */
+  epayMd5Keys?: Record<string, EpaySecret>
 }
 
 interface CallContext {
@@ -71,7 +79,42 @@ export function createSandboxApp(options: SandboxOptions) {
   })
   const allocs = new AllocService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const transfers = new TransferService({store, notifier, now, timeScale: options.timeScale ?? 1, publicUrl: options.publicUrl})
+  const gateway = new GatewayService({store, notifier, now, publicUrl: options.publicUrl})
+  const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
+  const pages = createPages({gateway, auth: authSessions, now})
   const replay = new ReplayGuard(now)
+  const faults = new Faults()
+
+  /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
+  async function strike(rule: FaultRule, path: string, rawText: string, res: ServerResponse, send: (status: number, body: string, type?: string) => void): Promise<void> {
+    switch (rule.fault) {
+      case 'latency':
+        await new Promise((resolve) => setTimeout(resolve, rule.latencyMs ?? 2000))
+        return send(200, call(path, rawText))
+      case 'http-500':
+        return send(500, '{"error":"injected fault: internal error"}')
+      case 'not-json':
+        return send(200, '<html><body>502 Bad Gateway (injected fault)</body></html>', 'text/html')
+      case 'reset': {
+        const answer = call(path, rawText)
+        res.writeHead(200, {'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer)})
+        res.write(answer.slice(0, Math.floor(answer.length / 2)))
+        res.destroy()
+        return
+      }
+      case 'timeout':
+        call(path, rawText)
+        return // never answered; the client gives up, and closing the server cuts the socket
+      case 'unsigned-success':
+      case 'bad-signature':
+        return send(200, spoilAnswer(rule.fault, call(path, rawText)))
+    }
+  }
+  const epay = createEpay({
+    store, pay, refunds, notifier, platformKey, now, publicUrl: options.publicUrl,
+    md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
+    timestampChecks: options.replayChecks !== false,
+  })
   const merchantKeys = new Map<string, KeyObject>()
 
   const routes = new Map<string, {endpoint: Endpoint; handle: Handler}>([
@@ -134,6 +177,15 @@ export function createSandboxApp(options: SandboxOptions) {
       },
     ],
   ])
+  routes.set(endpoints.gatewayPrePay.path, {
+    endpoint: endpoints.gatewayPrePay,
+    handle: ({body, appId}) => gateway.prePayResult(gateway.prePay(body as GatewayPrePayRequest, appId)),
+  })
+  routes.set(endpoints.queryGateway.path, {endpoint: endpoints.queryGateway, handle: ({body, merchant}) => gatewayOrderResult(gateway.find(merchant.mchNo, body))})
+  routes.set(endpoints.generateAuthUrl.path, {
+    endpoint: endpoints.generateAuthUrl,
+    handle: ({body, appId}) => authSessions.create(body as GenerateAuthUrlRequest, appId),
+  })
 
   function merchantKey(merchant: Merchant): KeyObject {
     let key = merchantKeys.get(merchant.mchNo)
@@ -181,6 +233,7 @@ export function createSandboxApp(options: SandboxOptions) {
       }
       const plain = toPlain({...route.endpoint.defaults, ...raw}) as Record<string, unknown>
       delete plain.sign
+      if (route.endpoint === endpoints.pay) authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)
       }
@@ -195,6 +248,21 @@ export function createSandboxApp(options: SandboxOptions) {
   }
 
   function control(method: string, path: string, rawText: string, query: URLSearchParams): {status: number; body: unknown} {
+    if (path === '/_sandbox/faults') {
+      if (method === 'GET') return {status: 200, body: faults.list()}
+      if (method === 'DELETE') {
+        faults.clear()
+        return {status: 200, body: {cleared: true}}
+      }
+      const input = JSON.parse(rawText || '{}') as Partial<FaultRule>
+      if (!(FAULTS as readonly string[]).includes(input.fault ?? '')) return {status: 400, body: {code: 10506, message: `fault: one of ${FAULTS.join(', ')}`}}
+      const remaining = Number.isSafeInteger(input.remaining) && (input.remaining as number) > 0 ? (input.remaining as number) : 1
+      return {status: 200, body: faults.add({fault: input.fault!, remaining, path: input.path, latencyMs: input.latencyMs})}
+    }
+    if (method === 'POST' && path === '/_sandbox/gateway/close') {
+      const input = JSON.parse(rawText || '{}') as {order?: string}
+      return {status: 200, body: gatewayOrderResult(gateway.close(input.order ?? ''))}
+    }
     if (method === 'POST' && path === '/_sandbox/pay') {
       const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string}
       if (!input.order) return {status: 400, body: {error: 'order is required'}}
@@ -287,6 +355,13 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
       }
       const rawText = await readBody(req)
+      const page = await pages.handle(req.method ?? 'GET', url, rawText, req.headers['user-agent'] ?? '')
+      if (page) {
+        res.writeHead(page.status, page.headers)
+        return void res.end(page.body)
+      }
+      const unsigned = authSessions.unsignedCall(req.method ?? 'GET', url.pathname, rawText)
+      if (unsigned) return send(200, JSON.stringify(unsigned))
       const confirm = /^\/transfer\/confirm\/([A-Za-z0-9]+)$/.exec(url.pathname)
       if (confirm) {
         const transfer = transfers.byNumber(confirm[1])
@@ -311,10 +386,17 @@ export function createSandboxApp(options: SandboxOptions) {
         const answer = control(req.method ?? 'GET', url.pathname, rawText, url.searchParams)
         return send(answer.status, JSON.stringify(answer.body))
       }
+      if (url.pathname.startsWith('/epay/')) {
+        const answer = epay.handle(req.method ?? 'GET', url, rawText, req.headers['content-type'])
+        res.writeHead(answer.status, answer.headers)
+        return void res.end(answer.body)
+      }
       if (req.method !== 'POST' || !routes.has(url.pathname)) {
         return send(404, JSON.stringify({code: 10404, message: `no route ${req.method} ${url.pathname}`, data: null}))
       }
-      send(200, call(url.pathname, rawText))
+      const fault = faults.take(url.pathname)
+      if (!fault) return send(200, call(url.pathname, rawText))
+      await strike(fault, url.pathname, rawText, res, send)
     } catch (error) {
       if (error instanceof PlatformFailure) {
         return send(200, JSON.stringify({code: error.code, message: error.message, data: null}))
@@ -338,6 +420,7 @@ export function createSandboxApp(options: SandboxOptions) {
       refunds.start()
       allocs.start()
       transfers.start()
+      gateway.startExpiry()
     },
     stop() {
       notifier.stop()
@@ -345,6 +428,7 @@ export function createSandboxApp(options: SandboxOptions) {
       refunds.stop()
       allocs.stop()
       transfers.stop()
+      gateway.stop()
     },
   }
 }

@@ -12,6 +12,9 @@ import type {Store} from './store.js'
 
 export type {Attempt, Notification}
 
+/** A stored notification; `easy_pay` ones are a GET of `url` (the signed parameters in its query), with no body. */
+type Delivery = Notification & {protocol?: 'system' | 'easy_pay'}
+
 const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
@@ -90,6 +93,32 @@ export class Notifier {
     return notification
   }
 
+  /**
+   * Records an `easy_pay` notification (protocol-notes section 7): a GET to notify_url with the
+   * signed parameters appended to its query; acknowledged, retried and logged like the others.
+   */
+  emitEasyPay(input: {event: string; url: string; mchNo: string; params: Record<string, string>}): Notification {
+    const {store, now} = this.options
+    const id = randomUUID()
+    const target = new URL(input.url)
+    for (const [key, value] of Object.entries(input.params)) target.searchParams.append(key, value)
+    const notification: Delivery = {
+      id,
+      event: input.event,
+      url: target.toString(),
+      body: '',
+      protocol: 'easy_pay',
+      createdAt: now().toISOString(),
+      attempts: [],
+      nextAttemptAt: now().getTime(),
+      state: 'pending',
+    }
+    store.put('notifications', id, notification)
+    this.pending.add(id)
+    setImmediate(() => this.schedule())
+    return notification
+  }
+
   /** Sends a notification again now, whatever its state; its attempt log continues. */
   resend(id: string): Notification | undefined {
     const current = this.options.store.get<Notification>('notifications', id)
@@ -129,12 +158,15 @@ export class Notifier {
     const attempt: Attempt = {at: now().toISOString(), acknowledged: false}
     store.put('notifications', notification.id, {...notification, attemptStartedAt: attempt.at})
     try {
-      const response = await fetch(notification.url, {
-        method: 'POST',
-        headers: {'content-type': 'application/json; charset=utf-8'},
-        body: notification.body,
-        signal: AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale)),
-      })
+      const signal = AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale))
+      const response = (notification as Delivery).protocol === 'easy_pay'
+        ? await fetch(notification.url, {method: 'GET', signal})
+        : await fetch(notification.url, {
+            method: 'POST',
+            headers: {'content-type': 'application/json; charset=utf-8'},
+            body: notification.body,
+            signal,
+          })
       const text = await response.text()
       attempt.httpStatus = response.status
       attempt.bodyExcerpt = text.slice(0, 200)

@@ -83,6 +83,8 @@ export class PayService {
   private readonly byBizOrderNo = new Map<string, string>()
   private readonly open = new Set<string>()
   private expiryTimer: NodeJS.Timeout | undefined
+  /** Told of every order event once stored: the compatibility module sends its easy_pay notification from here. */
+  readonly listeners: ((order: PayOrder, event: string) => void)[] = []
 
   constructor(private readonly deps: PayDeps) {
     for (const order of deps.store.values<PayOrder>('payOrders')) {
@@ -240,6 +242,7 @@ export class PayService {
     if (order.notifyUrl) {
       this.deps.notifier.emit({event, url: order.notifyUrl, mchNo: order.mchNo, appId: order.appId || undefined, data: payOrderResult(order)})
     }
+    for (const listener of this.listeners) listener(order, event)
     return order
   }
 

@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {createSandboxApp, type Merchant, type SandboxApp} from './app.js'
 import {ensureKeyPair} from './keys.js'
+import {ensureMd5Key} from './epay.js'
 import {Store} from './store.js'
 
 export const DEFAULT_MERCHANT = {mchNo: 'M1000000001', appId: 'A1000000001'}
@@ -18,6 +19,8 @@ export interface StartOptions {
   timeScale?: number
   replayChecks?: boolean
   tokenTtlSeconds?: number
+  /** Where the default merchant's V1 MD5 key goes in the string: directly (default) or as `&key=`. */
+  epayMd5KeyForm?: 'direct' | 'param'
 }
 
 export interface RunningSandbox {
@@ -33,6 +36,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const platform = ensureKeyPair(join(dir, 'keys'), 'platform')
   const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
   const login = ensureKeyPair(join(dir, 'keys'), 'login')
+  const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
   const store = new Store(join(dir, 'journal.jsonl')).open()
   let url = ''
   const app = createSandboxApp({
@@ -43,6 +47,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     timeScale: options.timeScale,
     replayChecks: options.replayChecks,
     publicUrl: () => url,
+    epayMd5Keys: {[DEFAULT_MERCHANT.mchNo]: {md5Key: md5.md5Key, md5KeyForm: options.epayMd5KeyForm}},
   })
   if (!store.get<Merchant>('merchants', DEFAULT_MERCHANT.mchNo)) {
     app.registerMerchant({
@@ -67,7 +72,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     startedAt: new Date().toISOString(),
     dataDir: options.dataDir,
     platformPublicKeyPem: platform.publicKeyPem,
-    merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem},
+    merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem, md5KeyFile: md5.file},
   }
   return {
     url,

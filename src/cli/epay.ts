@@ -1,0 +1,154 @@
+// What the `epay v1 ...` and `epay v2 ...` commands share: flags, the module's settings from the
+// profile (pid, MD5 key and its form, the type/method order), and how a result is printed.
+// The MD5 key comes from the profile or a file, never from the command line (shell history,
+// process lists), and is never printed.
+import {join} from 'node:path'
+import {Flags} from '@oclif/core'
+import type {EpayConfig, EpayResult} from '../client/epay.js'
+import {shownParams} from '../client/epay.js'
+import {openUrl} from './open.js'
+import {renderPayBody} from '../output/paybody.js'
+import {recordRows} from '../output/record.js'
+import {renderRecord} from '../output/table.js'
+import {parseEasyPayInput} from '../protocol/callback.js'
+import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLETS, scalarFields} from '../protocol/epay-api.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
+import {UsageError} from '../errors.js'
+import {apiFlags, BaseCommand, profileFlags, type Flag} from './base.js'
+import {readText} from './input.js'
+
+export const md5KeyFileFlag = Flags.string({
+  description: 'file holding the MD5 key (default: the profile\'s md5Key); there is no flag for the key itself, so it stays out of shell history',
+  helpGroup: 'PROFILE',
+})
+
+/** The order flags of create and submit (V1 and V2 alike; `type` and `method` differ per version). */
+export const orderFlags = {
+  'out-trade-no': Flags.string({description: 'merchant order number, the idempotency key (generated when omitted)'}),
+  name: Flags.string({description: 'order title (at most 100 characters)', required: true}),
+  money: Flags.string({description: 'amount in yuan, at most 2 decimals, e.g. 12.50 (converted exactly)', required: true}),
+  'notify-url': Flags.string({description: 'where the easy_pay notification goes (GET) when the order is paid'}),
+  'return-url': Flags.string({description: 'where the payer returns after paying'}),
+  param: Flags.string({description: 'merchant data returned as is in the notification (at most 500 characters)'}),
+  device: Flags.string({description: 'the payer\'s device: pc (QR) or mobile (h5)', options: [...EPAY_DEVICES]}),
+  clientip: Flags.string({description: 'the payer\'s IP address'}),
+}
+
+/** V1: MD5 with the key, unsigned answers (so no key or verification flags). */
+export const v1Flags = {
+  profile: profileFlags.profile,
+  'base-url': profileFlags['base-url'],
+  'md5-key-file': md5KeyFileFlag,
+  'dry-run': apiFlags['dry-run'],
+  timeout: apiFlags.timeout,
+}
+
+/** V2: RSA with the merchant key, answers verified with the platform key. */
+export const v2Flags = {...apiFlags}
+
+/** create and submit of V2: type and method in the spec's sense (the profile may swap them on the wire). */
+export const v2OrderFlags = {
+  ...v2Flags,
+  ...orderFlags,
+  type: Flags.string({description: 'how the payer pays: web (QR, or h5 with --device mobile), jump (straight to the wallet), jsapi, app', options: [...EPAY_MODES], default: 'web'}),
+  method: Flags.string({description: 'the wallet (default: the aggregate QR, any wallet; required for jsapi and app)', options: [...EPAY_WALLETS]}),
+  'sub-openid': Flags.string({description: 'the payer\'s openid, for --type jsapi'}),
+}
+
+/** The order input of create and submit from their flags. */
+export function orderInput(flags: Record<string, unknown>) {
+  const text = (key: string) => (typeof flags[key] === 'string' ? (flags[key] as string) : undefined)
+  return {
+    type: text('type'),
+    method: text('method'),
+    outTradeNo: text('out-trade-no'),
+    name: text('name') ?? '',
+    money: text('money') ?? '',
+    notifyUrl: text('notify-url'),
+    returnUrl: text('return-url'),
+    param: text('param'),
+    device: text('device'),
+    clientip: text('clientip'),
+    subOpenid: text('sub-openid'),
+  }
+}
+
+export abstract class EpayCommand extends BaseCommand {
+  /** The module's settings in force: pid (else mchNo), MD5 key (file > profile), keys, the switches. */
+  protected async epayContext(flags: Partial<Flag<typeof apiFlags>> & {'md5-key-file'?: string}): Promise<{profile: ResolvedProfile; config: EpayConfig; swapped: boolean}> {
+    const {profile, client} = await this.context(flags)
+    const file = flags['md5-key-file']
+    const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile.settings.md5Key
+    if (file && !md5Key) throw new UsageError(`--md5-key-file: ${file} is empty`)
+    const config: EpayConfig = {
+      baseUrl: client.baseUrl,
+      pid: profile.settings.pid || profile.settings.mchNo,
+      md5Key,
+      md5KeyForm: profile.settings.md5KeyAppendForm === 'key-param' ? 'param' : 'direct',
+      privateKey: client.privateKey,
+      platformKey: client.platformKey,
+      verify: client.verify,
+      timeoutMs: client.timeoutMs,
+      debug: client.debug,
+    }
+    return {profile, config, swapped: profile.settings.epayTypeMethodSwapped === 'true'}
+  }
+
+  /** Prints a call: the request for a dry run (secrets redacted), else the answer's data. */
+  protected async emitEpay(result: EpayResult, human: (data: unknown, body: JsonObject) => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<void> {
+    const {url, params, canonicalString} = result.request
+    if (!result.response) {
+      const request = {method: 'POST', url, params: shownParams(params), ...(canonicalString === undefined ? {} : {canonicalString})}
+      if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request, ...extra}, 2))
+      else {
+        this.notice(`dry run: not sent. POST ${url} (form)`)
+        if (canonicalString !== undefined) this.notice(`string to sign: ${canonicalString}`)
+        this.io.out(stringifyJson(request.params, 2))
+      }
+      return
+    }
+    const {body, verified} = result.response
+    if (verified) this.notice('✓ answer signature verified with the platform public key (timestamp within 300 s)')
+    else if (result.request.version === 'v1') this.notice('V1 answers are not signed: nothing to verify')
+    await this.emit(body.data, () => human(body.data ?? null, body), {response: body, ...extra})
+  }
+
+  /** An order's data as rows; for a create the payment link and payBody rendered by its type. */
+  protected async renderOrder(data: unknown, body: JsonObject, created: boolean): Promise<void> {
+    const plain = toPlain(data) as Record<string, unknown> | null
+    const rows = recordRows(plain ?? {}, created ? ['payBody'] : [])
+    if (created && typeof body.payurl === 'string') rows.push(['payurl', body.payurl])
+    this.io.out(renderRecord(rows, this.io.stdoutTty))
+    if (!created || !plain || typeof plain.payBody !== 'string' || plain.payBody === '') return
+    const formFile = join(this.config.dataDir, `form-${String(plain.orderNo)}.html`)
+    const rendered = await renderPayBody(String(plain.payBodyType), plain.payBody, {tty: this.io.stdoutTty, formFile})
+    this.io.out(rendered.text)
+    if (rendered.note) this.notice(rendered.note)
+  }
+
+  /** submit: the redirect target on stdout, opened in the browser with --open. */
+  protected async emitRedirect(result: EpayResult & {outTradeNo: string}, open: boolean | undefined): Promise<void> {
+    if (!result.response) return this.emitEpay(result, () => undefined)
+    const location = result.response.location ?? ''
+    await this.emit({location, outTradeNo: result.outTradeNo, httpStatus: result.response.httpStatus}, () => {
+      this.notice(`HTTP ${result.response!.httpStatus}: the payer is sent to the payment page (out_trade_no ${result.outTradeNo})`)
+      this.io.out(location)
+    })
+    if (open) {
+      const problem = await openUrl(location)
+      this.notice(problem ? `could not open the browser (${problem}); open ${location} yourself` : `opened ${location} in the browser`)
+    }
+  }
+}
+
+/** Parameters of the module from --data: a JSON object (scalars as written, nested values left out) or a query string or URL. */
+export function readEpayParams(value: string, flag = '--data'): Record<string, string> {
+  const text = readText(value, flag).replace(/^\uFEFF/, '').trim()
+  if (!text.startsWith('{')) return parseEasyPayInput(text)
+  try {
+    return scalarFields(parseJsonObject(text))
+  } catch (error) {
+    throw new UsageError(`${flag}: not a JSON object: ${(error as Error).message}`)
+  }
+}

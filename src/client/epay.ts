@@ -1,0 +1,239 @@
+// The compatibility module's client (protocol-notes section 7): form-encoded POSTs signed with
+// the MD5 key (V1) or the merchant key (V2, with a timestamp), answers read from their raw text
+// and, for V2, verified with the platform key over the flat scalar fields, the timestamp within
+// the window, and `data` checked against the signed fields (the signature does not cover it).
+// Secrets never reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
+import type {KeyObject} from 'node:crypto'
+import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
+import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion} from '../protocol/epay-api.js'
+import {epayStringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
+import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
+import {JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+
+export interface EpayConfig {
+  baseUrl: string
+  /** The merchant number of the module (`pid`). */
+  pid?: string
+  /** V1 only. */
+  md5Key?: string
+  md5KeyForm?: Md5KeyForm
+  /** V2: signs requests. */
+  privateKey?: KeyObject
+  /** V2: verifies answers. */
+  platformKey?: KeyObject
+  /** false only with --no-verify. */
+  verify: boolean
+  timeoutMs?: number
+  debug?: (line: string) => void
+  now?: () => Date
+}
+
+export interface EpayRequest {
+  version: EpayVersion
+  url: string
+  /** Sent form-encoded. May hold a secret (the V1 query's `key`): print `shownParams` instead. */
+  params: Record<string, string>
+  /** The string the sign covers; for MD5 with `{MD5 key}` where the key goes. Absent for the V1 query. */
+  canonicalString?: string
+}
+
+export interface EpayResponse {
+  httpStatus: number
+  raw: string
+  body: JsonObject
+  /** true verified (V2); undefined: not verified (V1 answers are never signed, or --no-verify). */
+  verified?: boolean
+  /** The redirect target of a submit. */
+  location?: string
+}
+
+export interface EpayResult {
+  request: EpayRequest
+  /** Undefined for a dry run. */
+  response?: EpayResponse
+}
+
+export interface EpayCallSpec {
+  version: EpayVersion
+  path: string
+  fields: Record<string, string | undefined>
+  /** Reads are re-signed and retried after a transport failure; creates and actions never are. */
+  kind: 'create' | 'read' | 'action'
+  /** submit answers with a redirect, the others with JSON. */
+  expect?: 'json' | 'redirect'
+  /** V1 api.php authenticates with the plain MD5 key in `key` instead of a sign. */
+  auth?: 'sign' | 'key'
+}
+
+const SECRET_PARAMS = new Set(['key'])
+const READ_ATTEMPTS = 3
+const KEY_PLACEHOLDER = '{MD5 key}'
+
+/** The parameters as they may be printed: the `key` of the V1 query redacted. */
+export function shownParams(params: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, SECRET_PARAMS.has(key) ? '(redacted)' : value]))
+}
+
+const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`)
+
+/** Builds and signs a request: pid, the fields (empty ones left out), timestamp (V2), sign and sign_type. */
+export function buildEpayRequest(config: EpayConfig, spec: EpayCallSpec): EpayRequest {
+  const url = new URL(spec.path.replace(/^\//, ''), withSlash(config.baseUrl)).toString()
+  if (!config.pid) throw new UsageError('no merchant number for the compatibility module: set pid (or mchNo) in the profile')
+  const params: Record<string, string> = {pid: config.pid}
+  for (const [key, value] of Object.entries(spec.fields)) if (value !== undefined && value !== '') params[key] = value
+  if (spec.version === 'v1') {
+    if (!config.md5Key) {
+      throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
+    }
+    if (spec.auth === 'key') return {version: 'v1', url, params: {...params, key: config.md5Key}}
+    const form = config.md5KeyForm ?? 'direct'
+    const text = epayStringToSign(params)
+    const signed = {...params, sign: signMd5(params, config.md5Key, form), sign_type: 'MD5'}
+    return {version: 'v1', url, params: signed, canonicalString: form === 'param' ? `${text}&key=${KEY_PLACEHOLDER}` : text + KEY_PLACEHOLDER}
+  }
+  if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
+  const now = (config.now ?? (() => new Date()))()
+  params.timestamp = String(Math.floor(now.getTime() / 1000))
+  const text = epayStringToSign(params)
+  return {version: 'v2', url, params: {...params, sign: signRsa(params, config.privateKey), sign_type: 'RSA'}, canonicalString: text}
+}
+
+export async function epayCall(config: EpayConfig, spec: EpayCallSpec, options: {dryRun?: boolean} = {}): Promise<EpayResult> {
+  let request = buildEpayRequest(config, spec)
+  if (request.canonicalString !== undefined) config.debug?.(`string to sign: ${request.canonicalString}`)
+  if (options.dryRun) return {request}
+  const attempts = spec.kind === 'read' ? READ_ATTEMPTS : 1
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await send(config, request)
+      return {request, response: readAnswer(config, spec, request, answer)}
+    } catch (error) {
+      if (!(error instanceof TransportError) || attempt >= attempts) throw error
+      config.debug?.(`retrying a read after: ${error.message}`)
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
+      request = buildEpayRequest(config, spec)
+    }
+  }
+}
+
+async function send(config: EpayConfig, request: EpayRequest): Promise<{status: number; raw: string; location?: string}> {
+  const {got, RequestError} = await import('got')
+  config.debug?.(`POST ${request.url} (form)\n${stringifyJson(shownParams(request.params), 2)}`)
+  try {
+    const response = await got.post(request.url, {
+      form: request.params,
+      headers: {'user-agent': 'unipay-cli'},
+      timeout: {request: config.timeoutMs ?? 15_000},
+      retry: {limit: 0},
+      throwHttpErrors: false,
+      followRedirect: false,
+    })
+    const location = typeof response.headers.location === 'string' ? response.headers.location : undefined
+    config.debug?.(`HTTP ${response.statusCode}${location ? `\nLocation: ${location}` : ''}\n${response.body}`)
+    return {status: response.statusCode, raw: response.body, location}
+  } catch (error) {
+    const code = error instanceof RequestError ? error.code : undefined
+    const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+    const reason = code === 'ETIMEDOUT' ? `no answer within ${(config.timeoutMs ?? 15_000) / 1000}s` : (code ?? (error as Error).message)
+    throw new TransportError(`could not reach ${new URL(request.url).origin}: ${reason}`, !notSent)
+  }
+}
+
+function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest, answer: {status: number; raw: string; location?: string}): EpayResponse {
+  const {status, raw} = answer
+  if (spec.expect === 'redirect' && status >= 300 && status < 400 && answer.location) {
+    return {httpStatus: status, raw, body: {}, location: new URL(answer.location, request.url).toString()}
+  }
+  let body: JsonObject
+  try {
+    body = parseJsonObject(raw)
+  } catch (error) {
+    if (status !== 200) throw new TransportError(`HTTP ${status} from ${request.url}`, status >= 500)
+    throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
+  }
+  if (status !== 200) {
+    const message = resultMessage(body)
+    throw new TransportError(`HTTP ${status} from ${request.url}${message ? `: ${message}` : ''}`, status >= 500)
+  }
+  const code = resultCode(body)
+  if (Number.isNaN(code)) throw new TransportError(`answer from ${request.url} has no code: not a platform answer`)
+  const signed = typeof body.sign === 'string' && body.sign !== ''
+  let verified: boolean | undefined
+  if (request.version === 'v2' && config.verify) {
+    if (!signed) {
+      if (code === 0) throw new SignatureError('the answer says success but carries no signature', body)
+    } else {
+      verifyV2Answer(config, body)
+      verified = true
+    }
+  }
+  if (code !== 0) {
+    const message = resultMessage(body)
+    const error = new PlatformError(code, message, request.version === 'v2' ? signed : undefined, body)
+    const serverString = serverStringFromMessage(message)
+    if (code === 20052 && serverString !== undefined && request.canonicalString !== undefined && serverString !== request.canonicalString) {
+      error.hint = `the strings to sign differ:\n  ours:   ${request.canonicalString}\n  server: ${serverString}`
+    }
+    throw error
+  }
+  if (spec.expect === 'redirect') throw new TransportError(`expected a redirect to the payment page from ${request.url}, got HTTP ${status}`)
+  return {httpStatus: status, raw, body, verified}
+}
+
+/** V2 answer: RSA over the flat scalar fields, sign_type RSA, a fresh timestamp, and data agreeing with the signed fields. */
+export function verifyV2Answer(config: Pick<EpayConfig, 'platformKey' | 'now'>, body: JsonObject): void {
+  if (!config.platformKey) throw new SignatureError('no platform public key to verify the answer with: set one in the profile, or pass --no-verify', body)
+  const flat = scalarFields(body)
+  if (flat.sign_type !== 'RSA') throw new SignatureError(`the answer's sign_type is "${flat.sign_type ?? ''}", not RSA`, body)
+  if (!verifyRsa(flat, flat.sign, config.platformKey)) {
+    const error = new SignatureError('the answer\'s signature does not verify with the platform public key: it was altered or signed with another key', body)
+    error.hint = `string to sign by the rule: ${epayStringToSign(flat)}`
+    throw error
+  }
+  const timestamp = flat.timestamp
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) throw new SignatureError('the answer carries no timestamp (Unix seconds) in its signed fields', body)
+  const now = Math.floor((config.now ?? (() => new Date()))().getTime() / 1000)
+  const offBy = Number(timestamp) - now
+  if (Math.abs(offBy) > EPAY_TIMESTAMP_WINDOW_SECONDS) {
+    throw new SignatureError(
+      `the answer's timestamp ${timestamp} is ${Math.abs(offBy)} s ${offBy < 0 ? 'behind' : 'ahead of'} our clock (at most ${EPAY_TIMESTAMP_WINDOW_SECONDS} s allowed): a replayed answer, or a clock is wrong`,
+      body,
+    )
+  }
+  const disagreement = dataDisagreement(body, flat)
+  if (disagreement) {
+    throw new SignatureError(`${disagreement}: data is not covered by the signature, so the answer cannot be trusted`, body)
+  }
+}
+
+/** data fields that have a signed flat counterpart, and how they must agree. */
+const AGREEMENT: [dataKey: string, flatKey: string, agree: (data: string, flat: string) => boolean][] = [
+  ['orderNo', 'trade_no', (a, b) => a === b],
+  ['bizOrderNo', 'out_trade_no', (a, b) => a === b],
+  ['refundNo', 'refund_no', (a, b) => a === b],
+  ['bizRefundNo', 'out_refund_no', (a, b) => a === b],
+  ['payBody', 'pay_info', (a, b) => a === b],
+  ['payTime', 'endtime', (a, b) => a === b],
+  ['finishTime', 'endtime', (a, b) => a === b],
+  ['amount', 'money', (a, b) => {
+    try {
+      return String(epayMoneyToCents(b)) === a
+    } catch {
+      return false
+    }
+  }],
+  // An order's status is 1/0 in the flat fields (paid or not), a refund's or a closed order's a word.
+  ['status', 'status', (a, b) => (b === '1' ? a === 'success' : b === '0' ? a !== 'success' : a === b)],
+]
+
+function dataDisagreement(body: JsonObject, flat: Record<string, string>): string | undefined {
+  const data = toPlain(body.data)
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined
+  for (const [dataKey, flatKey, agree] of AGREEMENT) {
+    const value = (data as Record<string, unknown>)[dataKey]
+    if (value === undefined || value === null || flat[flatKey] === undefined) continue
+    if (!agree(String(value), flat[flatKey])) return `the answer's data.${dataKey} (${String(value)}) disagrees with its signed ${flatKey} (${flat[flatKey]})`
+  }
+  return undefined
+}

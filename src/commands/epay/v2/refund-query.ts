@@ -1,0 +1,22 @@
+import {Flags} from '@oclif/core'
+import {EpayCommand, v2Flags} from '../../../cli/epay.js'
+import {epayRefundQuery} from '../../../services/epay.js'
+
+export default class EpayV2RefundQuery extends EpayCommand {
+  static summary = 'Look up a refund through the compatibility module V2 (POST /epay/api/v2/api/pay/refund_query)'
+  static description = 'By --out-refund-no (the merchant refund number) or --refund-no (the platform one, which wins). status: progress, success, fail or close.'
+  static examples = ['<%= config.bin %> epay v2 refund-query --out-refund-no ER2026...']
+
+  static flags = {
+    ...v2Flags,
+    'out-refund-no': Flags.string({description: 'merchant refund number'}),
+    'refund-no': Flags.string({description: 'platform refund number'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(EpayV2RefundQuery)
+    const {config} = await this.epayContext(flags)
+    const result = await epayRefundQuery(config, {outRefundNo: flags['out-refund-no'], refundNo: flags['refund-no']}, {dryRun: flags['dry-run']})
+    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, false))
+  }
+}

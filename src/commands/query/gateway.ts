@@ -1,0 +1,26 @@
+import {Flags} from '@oclif/core'
+import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {recordRows} from '../../output/record.js'
+import {renderRecord} from '../../output/table.js'
+import {queryGateway} from '../../services/gateway.js'
+
+export default class QueryGateway extends BaseCommand {
+  static summary = 'Show a gateway order (POST /unipay/gateway/query)'
+  static description =
+    'Reads the platform\'s own record: status (wait_pay, paying, paid, failed, closed, expired), the wallet and method the payer chose, fundStatus. --order-no wins over --biz-order-no.'
+
+  static examples = ['<%= config.bin %> query gateway --order-no GW20251122103000000001', '<%= config.bin %> query gateway --biz-order-no G2025112200001 --json']
+
+  static flags = {
+    ...apiFlags,
+    'order-no': Flags.string({description: 'platform gateway order number (at most 64 characters)'}),
+    'biz-order-no': Flags.string({description: 'merchant order number'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(QueryGateway)
+    const context = await this.context(flags)
+    const result = await queryGateway(context.client, {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no']}, {dryRun: flags['dry-run']})
+    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+  }
+}

@@ -1,0 +1,272 @@
+// Gateway orders (hosted cashier and aggregate QR pages): idempotent pre-pay on mchNo +
+// bizOrderNo, the payer's moves on the pages (picking a method locks it; paying ends it),
+// close, expiry, and pay.* events. Kept apart from payment orders (own collection, own GW
+// numbers) so that neither can be found, paid or refunded as the other.
+import {canonicalString} from '../protocol/canonical.js'
+import type {GatewayPrePayRequest} from '../protocol/schemas.js'
+import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
+import {fail} from './errors.js'
+import type {Notifier} from './notifier.js'
+import type {Store} from './store.js'
+
+export type GatewayStatus = 'wait_pay' | 'paying' | 'paid' | 'failed' | 'closed' | 'expired'
+export type GatewayType = 'cashier' | 'aggregate'
+export const WALLETS = ['walletA', 'walletB', 'walletC', 'walletD'] as const
+export type Wallet = (typeof WALLETS)[number]
+
+/** Test value: a title containing this makes the payment fail when the payer pays. */
+export const GATEWAY_FAIL_TITLE = 'test:fail'
+const DEFAULT_EXPIRY_MS = 30 * 60 * 1000
+const OPEN: GatewayStatus[] = ['wait_pay', 'paying']
+const FUND_STATUS: Record<GatewayStatus, string> = {
+  wait_pay: 'init',
+  paying: 'processing',
+  paid: 'success',
+  failed: 'fail',
+  closed: 'close',
+  expired: 'close',
+}
+/** Fields that do not make a request a different order: common fields, and the page type, whose
+ * effective value is the stored one (the spec's "effective gatewayType"). */
+const NOT_COMPARED = new Set(['mchNo', 'appId', 'channelMchNo', 'reqId', 'nonceStr', 'reqTime', 'clientIp', 'sign', 'gatewayPayType'])
+
+export interface GatewayOrder {
+  orderNo: string
+  bizOrderNo: string
+  mchNo: string
+  appId: string
+  gatewayType: GatewayType
+  title: string
+  description?: string
+  amount: number
+  currency: string
+  status: GatewayStatus
+  expiredTime: string
+  payTime?: string
+  channel?: string
+  method?: string
+  product?: string
+  tradeNo?: string
+  outOrderNo?: string
+  attach?: string
+  returnUrl?: string
+  notifyUrl?: string
+  extraParam?: string
+  storeNo?: string
+  goodsDetail?: unknown[]
+  allocation: boolean
+  /** Why a payment failed; shown on the page (GatewayOrderResult has no such field). */
+  errorMsg?: string
+  requestDigest: string
+  createdAt: string
+}
+
+/** GatewayOrderResult: all 18 fields, null where the order has no value yet. */
+export function gatewayOrderResult(order: GatewayOrder) {
+  return {
+    orderNo: order.orderNo,
+    bizOrderNo: order.bizOrderNo,
+    gatewayType: order.gatewayType,
+    title: order.title,
+    description: order.description ?? null,
+    amount: order.amount,
+    currency: order.currency,
+    status: order.status,
+    expiredTime: order.expiredTime,
+    payTime: order.payTime ?? null,
+    channel: order.channel ?? null,
+    method: order.method ?? null,
+    product: order.product ?? null,
+    tradeNo: order.tradeNo ?? null,
+    outOrderNo: order.outOrderNo ?? null,
+    fundStatus: FUND_STATUS[order.status],
+    attach: order.attach ?? null,
+    returnUrl: order.returnUrl ?? null,
+  }
+}
+
+export const isOpen = (order: GatewayOrder) => OPEN.includes(order.status)
+
+/** Page paths of an order: the H5 page and the mini-program mapping link. */
+export function gatewayPaths(order: Pick<GatewayOrder, 'orderNo' | 'gatewayType'>): {h5: string; mini: string} {
+  const no = encodeURIComponent(order.orderNo)
+  return order.gatewayType === 'cashier' ? {h5: `/cashier/${no}`, mini: `/cm/${no}`} : {h5: `/aggregate/${no}`, mini: `/am/${no}`}
+}
+
+/**
+ * The methods an order offers. The cashier lists each wallet's H5 payment; the aggregate page,
+ * opened in a wallet's own browser, pays in that wallet (jsapi). walletC has no allocation
+ * receiver types in the spec, so allocation orders leave it out.
+ */
+export function methodsFor(order: GatewayOrder, wallet?: Wallet): string[] {
+  const wallets = WALLETS.filter((w) => !(order.allocation && w === 'walletC'))
+  if (order.gatewayType === 'cashier') return wallets.map((w) => `${w}_h5`)
+  return wallet && wallets.includes(wallet) ? [`${wallet}_jsapi`] : []
+}
+
+export interface GatewayDeps {
+  store: Store
+  notifier: Notifier
+  now: () => Date
+  publicUrl: () => string
+}
+
+export class GatewayService {
+  private readonly byBizOrderNo = new Map<string, string>()
+  private readonly open = new Set<string>()
+  private expiryTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly deps: GatewayDeps) {
+    for (const order of deps.store.values<GatewayOrder>('gatewayOrders')) {
+      this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
+      if (isOpen(order)) this.open.add(order.orderNo)
+    }
+  }
+
+  startExpiry(): void {
+    this.expiryTimer = setInterval(() => this.expireDue(), 1000)
+    this.expiryTimer.unref()
+    this.expireDue()
+  }
+
+  stop(): void {
+    if (this.expiryTimer) clearInterval(this.expiryTimer)
+  }
+
+  /** GatewayPrePayResult, with the links under the sandbox's current address. */
+  prePayResult(order: GatewayOrder) {
+    const {h5, mini} = gatewayPaths(order)
+    const base = this.deps.publicUrl()
+    const {orderNo, bizOrderNo, status, gatewayType, expiredTime} = order
+    return {orderNo, bizOrderNo, status, gatewayType, h5Url: `${base}${h5}`, miniUrl: `${base}${mini}`, expiredTime}
+  }
+
+  prePay(request: GatewayPrePayRequest & Record<string, unknown>, appId: string): GatewayOrder {
+    const {now, store} = this.deps
+    const digest = canonicalString(Object.fromEntries(Object.entries(request).filter(([key]) => !NOT_COMPARED.has(key))))
+    const key = `${request.mchNo}\u0000${request.bizOrderNo}`
+    const existingNo = this.byBizOrderNo.get(key)
+    if (existingNo) {
+      const existing = this.find(request.mchNo, {orderNo: existingNo})
+      if (existing.requestDigest !== digest) fail(10507, `bizOrderNo ${request.bizOrderNo} was already used with different parameters`)
+      return existing
+    }
+    const createdAt = now()
+    if (request.expiredTime && parseGmt8(request.expiredTime)!.getTime() <= createdAt.getTime()) {
+      fail(10506, 'expiredTime: must be in the future')
+    }
+    const seq = (store.get<number>('meta', 'gatewaySequence') ?? 0) + 1
+    store.put('meta', 'gatewaySequence', seq)
+    const order: GatewayOrder = {
+      orderNo: `GW${compactGmt8(createdAt)}${String(seq).padStart(6, '0')}`,
+      bizOrderNo: request.bizOrderNo,
+      mchNo: request.mchNo,
+      appId,
+      gatewayType: request.gatewayPayType,
+      title: request.title,
+      description: request.description,
+      amount: request.amount,
+      currency: request.currency ?? 'cny',
+      status: 'wait_pay',
+      expiredTime: request.expiredTime ?? formatGmt8(new Date(createdAt.getTime() + DEFAULT_EXPIRY_MS)),
+      attach: request.attach,
+      returnUrl: request.returnUrl,
+      notifyUrl: request.notifyUrl,
+      extraParam: request.extraParam,
+      storeNo: request.storeNo,
+      goodsDetail: request.goodsDetail,
+      allocation: request.allocation ?? false,
+      requestDigest: digest,
+      createdAt: createdAt.toISOString(),
+    }
+    this.save(order)
+    this.byBizOrderNo.set(key, order.orderNo)
+    return order
+  }
+
+  /** orderNo wins over bizOrderNo (spec). */
+  find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder {
+    const orderNo = ref.orderNo || this.byBizOrderNo.get(`${mchNo}\u0000${ref.bizOrderNo ?? ''}`)
+    const order = orderNo ? this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo) : undefined
+    if (!order || order.mchNo !== mchNo) return fail(20041, 'gateway order not found')
+    return this.expireIfDue(order)
+  }
+
+  /** The order behind a page link (the link carries only the order number). */
+  view(orderNo: string): GatewayOrder | undefined {
+    const order = this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo)
+    return order && this.expireIfDue(order)
+  }
+
+  /** The payer picks a method: wait_pay -> paying; the method is then locked. */
+  pick(orderNo: string, method: string, wallet?: Wallet): GatewayOrder {
+    const order = this.view(orderNo) ?? fail(20041, `no gateway order ${orderNo}`)
+    if (order.status === 'paying') {
+      if (order.method === method) return order
+      fail(20044, `this order is already being paid with ${order.method}; the method is locked and cannot be changed to ${method}`)
+    }
+    if (order.status !== 'wait_pay') fail(20044, `this order is ${order.status}; it can no longer be paid`)
+    if (!methodsFor(order, wallet).includes(method)) fail(10506, `method ${method} is not offered for this order`)
+    const channel = method.slice(0, method.indexOf('_'))
+    return this.save({
+      ...order,
+      status: 'paying',
+      channel,
+      method,
+      product: method.slice(channel.length + 1).toUpperCase(),
+      tradeNo: `GT${order.orderNo.slice(2)}`,
+    })
+  }
+
+  /** The payer pays with the picked method: paying -> paid, or failed for the test title. */
+  pay(orderNo: string): GatewayOrder {
+    const order = this.view(orderNo) ?? fail(20041, `no gateway order ${orderNo}`)
+    if (order.status === 'wait_pay') fail(20044, 'pick a payment method first')
+    if (order.status !== 'paying') fail(20044, `this order is ${order.status}; it can no longer be paid`)
+    if (order.title.includes(GATEWAY_FAIL_TITLE)) {
+      const reason = `the wallet declined the payment (sandbox test value "${GATEWAY_FAIL_TITLE}" in the title)`
+      return this.transition({...order, status: 'failed', errorMsg: reason}, 'pay.fail')
+    }
+    const paid: GatewayOrder = {...order, status: 'paid', payTime: formatGmt8(this.deps.now()), outOrderNo: `CH${order.orderNo}`}
+    return this.transition(paid, 'pay.success')
+  }
+
+  /** Closes an open order (the platform side; played through the sandbox control API). */
+  close(orderRef: string): GatewayOrder {
+    const order =
+      this.view(orderRef) ??
+      this.deps.store.values<GatewayOrder>('gatewayOrders').find((o) => o.bizOrderNo === orderRef) ??
+      fail(20041, `no gateway order ${orderRef}`)
+    if (!isOpen(order)) fail(20044, `order ${order.orderNo} is ${order.status}; only wait_pay or paying orders can be closed`)
+    return this.transition({...order, status: 'closed'}, 'pay.close')
+  }
+
+  private transition(order: GatewayOrder, event: string): GatewayOrder {
+    this.save(order)
+    if (order.notifyUrl) {
+      this.deps.notifier.emit({event, url: order.notifyUrl, mchNo: order.mchNo, appId: order.appId || undefined, data: gatewayOrderResult(order)})
+    }
+    return order
+  }
+
+  private save(order: GatewayOrder): GatewayOrder {
+    this.deps.store.put('gatewayOrders', order.orderNo, order)
+    if (isOpen(order)) this.open.add(order.orderNo)
+    else this.open.delete(order.orderNo)
+    return order
+  }
+
+  private expireIfDue(order: GatewayOrder): GatewayOrder {
+    if (!isOpen(order)) return order
+    const expiry = parseGmt8(order.expiredTime)
+    if (!expiry || expiry.getTime() > this.deps.now().getTime()) return order
+    return this.transition({...order, status: 'expired'}, 'pay.close')
+  }
+
+  private expireDue(): void {
+    for (const orderNo of this.open) {
+      const order = this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo)
+      if (order) this.expireIfDue(order)
+    }
+  }
+}

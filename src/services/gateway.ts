@@ -1,0 +1,13 @@
+// Gateway orders: the hosted cashier / aggregate QR page (pre-pay) and its query. The merchant
+// order number is generated when left out, so every pre-pay carries its idempotency key.
+import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import {endpoints} from '../protocol/endpoints.js'
+import {generateBusinessNo, type CallOptions} from './pay.js'
+
+export async function gatewayPrePay(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
+  return call(client, endpoints.gatewayPrePay, {...fields, bizOrderNo: fields.bizOrderNo ?? generateBusinessNo('G')}, options)
+}
+
+export async function queryGateway(client: ClientConfig, ref: {orderNo?: string; bizOrderNo?: string}, options: CallOptions = {}): Promise<CallResult> {
+  return call(client, endpoints.queryGateway, ref, options)
+}

@@ -1,0 +1,327 @@
+// The bad-input campaign: hundreds of invalid invocations across every command. Each must
+// exit with the documented code (2 unless noted), name what is wrong, show no stack trace, and
+// never reach the network (commands run against a counting server that must stay at zero).
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {generateRsaKeyPair} from '../../src/protocol/keys.js'
+import {cli, type Cli} from '../helpers/cli.js'
+
+let c: Cli
+let server: Server
+let hits = 0
+let dir = ''
+const f = (name: string) => join(dir, name)
+
+type Case = [args: string[], message: string | RegExp, code?: number]
+
+const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {
+  commands: Record<string, {flags: Record<string, unknown>}>
+}
+const commandIds = Object.keys(manifest.commands)
+/** Commands that talk to the platform get the counting profile. */
+const withProfile = (args: string[]) => {
+  const id = commandIds.filter((cmd) => args.join(':').startsWith(cmd)).sort((a, b) => b.length - a.length)[0]
+  return id && 'profile' in manifest.commands[id].flags && !args.includes('--profile') ? [...args, '--profile', 'counter'] : args
+}
+
+const long = (n: number) => 'x'.repeat(n)
+const pay = (...args: string[]) => ['pay', 'create', '--title', 'T', ...args]
+const transfer = (...args: string[]) => [
+  'transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088',
+  ...(args.includes('--amount') ? [] : ['--amount', '100']),
+  ...(args.includes('--channel-mch-no') ? [] : ['--channel-mch-no', 'CM']),
+  ...args,
+]
+
+function cases(): Case[] {
+  const all: Case[] = []
+  // 1. an unknown flag, for every command
+  for (const id of commandIds) all.push([[...id.split(':'), '--no-such-flag'], 'Nonexistent flag: --no-such-flag'])
+  // 2. missing required arguments and flags
+  all.push(
+    [['pay', 'create', '--amount', '1'], 'Missing required flag title'],
+    [['sign'], 'Missing required flag data'],
+    [['verify'], 'Missing required flag data'],
+    [['mch', 'login'], 'Missing required flag account'],
+    [['transfer', '--channel', 'walletB'], 'Missing required flag'],
+    [['api'], 'Missing 1 required arg'],
+    [['profile', 'add'], 'Missing 1 required arg'],
+    [['profile', 'use'], 'Missing 1 required arg'],
+    [['profile', 'remove'], 'Missing 1 required arg'],
+    [['profile', 'set'], 'Missing 1 required arg'],
+    [['refunds', 'get'], 'Missing 1 required arg'],
+    [['transfer', 'batch'], 'Missing 1 required arg'],
+    [['sandbox', 'pay'], 'Missing 1 required arg'],
+    [['sandbox', 'refund', 'settle'], 'Missing 1 required arg'],
+    [['sandbox', 'receivers', 'bind', 'MERCHANT_ID'], 'Missing 1 required arg'],
+    [['sandbox', 'users', 'add', 'x'], 'Missing required flag password-stdin'],
+    [['sandbox', 'merchants', 'add', 'M9'], 'Missing required flag public-key-file'],
+    [['sandbox', 'callbacks', 'resend'], 'Missing 1 required arg'],
+  )
+  // 3. pay create: every field rule
+  for (const [amount, message] of [
+    ['0', 'must be at least 1'], ['-1', 'is not a whole number of cents'], ['1.5', 'is not a whole number of cents'], ['abc', 'is not a whole number of cents'],
+    ['1e3', 'is not a whole number of cents'], ['10000000000', 'must be at most 9999999999'], ['', 'is not a whole number of cents'], [' 1', 'is not a whole number of cents'],
+    ['0x10', 'is not a whole number of cents'], ['１００', 'is not a whole number of cents'],
+  ]) all.push([pay('--amount', amount), `--amount: ${amount === '0' || amount === '10000000000' ? message : `"${amount}" ${message}`}`])
+  for (const yuan of ['1.234', '-1', 'abc', '1e2', '.5', '1.', '1,00', '¥1', '']) all.push([pay('--yuan', yuan), `--yuan: "${yuan}" is not an amount in yuan with at most 2 decimals`])
+  all.push(
+    [pay('--yuan', '0'), '--amount: must be at least 1'],
+    [pay('--amount', '1', '--yuan', '1'), 'give --amount (cents) or --yuan, not both'],
+    [pay(), '--amount: is required'],
+    [['pay', 'create', '--title', long(101), '--amount', '1'], '--title: must be at most 100 characters'],
+    [['pay', 'create', '--title', '', '--amount', '1'], '--title: is required'],
+    [pay('--amount', '1', '--description', long(51)), '--description: must be at most 50 characters'],
+    [pay('--amount', '1', '--attach', long(501)), '--attach: must be at most 500 characters'],
+    [pay('--amount', '1', '--product', long(33)), '--product: must be at most 32 characters'],
+    [pay('--amount', '1', '--capability', long(33)), '--capability: must be at most 32 characters'],
+    [pay('--amount', '1', '--open-id', long(129)), '--open-id: must be at most 128 characters'],
+    [pay('--amount', '1', '--channel-app-id', long(129)), '--channel-app-id: must be at most 128 characters'],
+    [pay('--amount', '1', '--biz-order-no', long(101)), '--biz-order-no: must be at most 100 characters'],
+    [pay('--amount', '1', '--extra-param', '{nope'), '--extra-param: must be JSON text'],
+    [pay('--amount', '1', '--extra-param', long(2049)), '--extra-param: must be at most 2048 characters'],
+    [pay('--amount', '1', '--limit-pay', ...Array(11).fill('x').flatMap((x) => [x])), '--limit-pay: must have at most 10 values'],
+    [pay('--amount', '1', '--method', 'walletA_jsapi'), '--open-id: is required for walletA_jsapi'],
+    [pay('--amount', '1', '--method', 'walletA_mini'), '--open-id: is required for walletA_mini'],
+    [pay('--amount', '1', '--method', 'walletB_barcode'), '--auth-code: is required for walletB_barcode'],
+    [pay('--amount', '1', '--method', 'walletB_barcode', '--auth-code', '134567890123456789'), '--method: contradicts the barcode, which is a walletA code'],
+    [pay('--amount', '1', '--auth-code', '994567890123456789'), '--auth-code: must start with a known barcode prefix'],
+    [pay('--amount', '1', '--auth-code', 'ab4567890123456789'), '--auth-code: must start with a known barcode prefix'],
+    [pay('--amount', '1', '--auth-code', long(129)), '--auth-code: must be at most 128 characters'],
+    [pay('--amount', '1', '--method', 'walletQ_qr'), 'Expected --method=walletQ_qr to be one of'],
+    [pay('--amount', '1', '--currency', 'CNY'), '--currency: must be a 3-letter lower-case ISO 4217 code'],
+    [pay('--amount', '1', '--currency', 'yuan'), '--currency: must be a 3-letter lower-case ISO 4217 code'],
+  )
+  for (const url of ['ftp://x', 'notaurl', 'http://', 'https:// space.com', `https://x.com/${long(200)}`]) {
+    all.push([pay('--amount', '1', '--notify-url', url), /--notify-url: must be (an http\(s\) URL|at most 200 characters)/])
+    all.push([pay('--amount', '1', '--return-url', url), /--return-url: must be (an http\(s\) URL|at most 200 characters)/])
+  }
+  for (const time of ['2025-13-01 00:00:00', '2025-02-30 10:00:00', '2025-01-01T00:00:00', '2025/01/01 00:00:00', 'tomorrow', '2025-01-01 24:00:00', '2025-1-1 00:00:00']) {
+    all.push([pay('--amount', '1', '--expired-time', time), '--expired-time: must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'])
+  }
+  all.push(
+    [pay('--amount', '1', '--data', '{"goodsDetail":[{"goodsId":"G"}]}'), 'goodsDetail[0].goodsName: is required'],
+    [pay('--amount', '1', '--data', '{"goodsDetail":[{"goodsId":"G","goodsName":"n","quantity":0,"unitPrice":1}]}'), 'goodsDetail[0].quantity: must be at least 1'],
+    [pay('--amount', '1', '--data', '{"terminal":{"terminalNo":5}}'), 'terminal.terminalNo: must be a string'],
+    [pay('--amount', '1', '--data', '{"allocation":"yes"}'), 'allocation'],
+    [pay('--amount', '1', '--data', '[1,2]'), '--data: not a JSON object'],
+    [pay('--amount', '1', '--data', '{"a":'), '--data: not a JSON object'],
+    [pay('--amount', '1', '--data', '@/no/such/file.json'), '--data: cannot read /no/such/file.json: ENOENT'],
+  )
+  // 4. other money-moving and lookup commands
+  all.push(
+    [['refund', 'create', '--amount', '5'], '--trade-no: one of tradeNo / bizOrderNo is required'],
+    [['refund', 'create', '--biz-order-no', 'B', '--amount', '0'], '--amount: must be at least 1'],
+    [['refund', 'create', '--biz-order-no', 'B', '--amount', 'x'], '--amount: "x" is not a whole number of cents'],
+    [['refund', 'create', '--biz-order-no', 'B', '--yuan', '0.001'], '--yuan:'],
+    [['refund', 'create', '--biz-order-no', 'B', '--amount', '1', '--reason', long(51)], '--reason: must be at most 50 characters'],
+    [['refund', 'create', '--biz-order-no', 'B', '--amount', '1', '--biz-refund-no', long(101)], '--biz-refund-no: must be at most 100 characters'],
+    [['refund', 'create', '--biz-order-no', long(101), '--amount', '1'], '--biz-order-no: must be at most 100 characters'],
+    [['refund', 'create', '--biz-order-no', 'B'], '--amount: is required'],
+    [['refund', 'sync'], '--refund-no: one of refundNo / bizRefundNo is required'],
+    [['query', 'refund'], '--refund-no: one of refundNo / bizRefundNo is required'],
+    [['query', 'pay'], '--order-no: one of orderNo / bizOrderNo is required'],
+    [['query', 'pay', '--order-no', long(101)], '--order-no: must be at most 100 characters'],
+    [['pay', 'close'], '--order-no: one of orderNo / bizOrderNo is required'],
+    [['pay', 'sync'], '--order-no: one of orderNo / bizOrderNo / outOrderNo is required'],
+    [['query', 'alloc'], '--alloc-no: one of allocNo / bizAllocNo is required'],
+    [['alloc', 'sync'], '--alloc-no: one of allocNo / bizAllocNo is required'],
+    [['query', 'transfer'], '--transfer-no: give transferNo, or bizTransferNo with channel'],
+    [['query', 'transfer', '--biz-transfer-no', 'T1'], '--channel: is required with bizTransferNo'],
+    [['transfer', 'sync', '--biz-transfer-no', 'T1'], '--channel: is required with bizTransferNo'],
+    [['query', 'transfer', '--channel', 'walletX', '--biz-transfer-no', 'T'], 'Expected --channel=walletX to be one of'],
+  )
+  all.push(
+    [['alloc', '--biz-order-no', 'B'], '--receiver: give at least one --receiver or a --receivers-file'],
+    [['alloc', '--receiver', 'MERCHANT_ID:1:1'], '--trade-no: one of tradeNo / bizOrderNo is required'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1'], 'expected TYPE:ACCOUNT:AMOUNT[:NAME]'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID'], 'expected TYPE:ACCOUNT:AMOUNT[:NAME]'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'BOSS:1:1'], 'receivers[0].receiverType: must be one of MERCHANT_ID'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1:0'], 'receivers[0].amount: must be at least 0.01 (yuan)'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1:0.001'], 'receivers[0].amount: "0.001" is not an amount in yuan'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1:abc'], 'receivers[0].amount: "abc" is not an amount in yuan'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1:100000000'], 'receivers[0].amount: must be at most 99999999.99 (yuan)'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', `MERCHANT_ID:${long(129)}:1`], 'receivers[0].receiverAccount: must be at most 128 characters'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', `MERCHANT_ID:1:1:${long(65)}`], 'receivers[0].receiverName: must be at most 64 characters'],
+    [['alloc', '--biz-order-no', 'B', '--receivers-file', '/no/such.json'], '--receivers-file: cannot read /no/such.json'],
+    [['alloc', '--biz-order-no', 'B', '--receivers-file', '@BAD_RECEIVERS'], 'is neither a JSON array nor a CSV'],
+    [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1:1', '--notify-url', 'x'], '--notify-url: must be an http(s) URL'],
+  )
+  all.push(
+    [['transfer', '--channel', 'walletZ', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', 'o', '--amount', '1'], 'Expected --channel=walletZ to be one of'],
+    [['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM', '--payee-type', 'email', '--payee-account', 'o', '--amount', '1'], 'Expected --payee-type=email to be one of'],
+    [transfer('--amount', '0'), /--amount: (must be at least 1|"0")/],
+    [['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM', '--payee-type', 'user_id', '--payee-account', '2088', '--amount', '10000000001'], '--amount: must be at most 10000000000'],
+    [['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', '1', '--amount', '1'], '--payee-type: openid is not taken by walletB'],
+    [['transfer', '--channel', 'walletD', '--channel-mch-no', 'CM', '--payee-type', 'user_id', '--payee-account', '1', '--amount', '1'], '--payee-type: user_id is not taken by walletD'],
+    [['transfer', '--channel', 'walletA', '--channel-mch-no', 'CM', '--payee-type', 'phone', '--payee-account', '1', '--amount', '1'], '--payee-type: phone is not taken by walletA'],
+    [['transfer', '--channel', 'walletA', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', 'o', '--amount', '29', '--payee-name', 'Li'], '--payee-name: must be empty for walletA transfers below 0.30 yuan'],
+    [['transfer', '--channel', 'walletA', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', 'o', '--yuan', '2000'], '--payee-name: is required'],
+    [['transfer', '--channel', 'walletA', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', 'o', '--amount', '100', '--transfer-scene', 's'], '--transfer-scene: is not sent for walletA'],
+    [transfer('--report-info', 'nope'), 'expected TYPE=CONTENT'],
+    [transfer('--report-info', 'a=b'), 'reportInfos: is only used by walletA'],
+    [transfer('--payee-name', long(101)), '--payee-name: must be at most 100 characters'],
+    [transfer('--title', long(101)), '--title: must be at most 100 characters'],
+    [transfer('--reason', long(201)), '--reason: must be at most 200 characters'],
+    [transfer('--biz-transfer-no', long(101)), '--biz-transfer-no: must be at most 100 characters'],
+    [transfer('--channel-mch-no', long(33)), '--channel-mch-no: must be at most 32 characters'],
+    [transfer('--attach', long(501)), '--attach: must be at most 500 characters'],
+    [['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM', '--payee-type', 'user_id', '--payee-account', long(101), '--amount', '1'], '--payee-account: must be at most 100 characters'],
+  )
+  // 5. batch files
+  for (const [file, message] of [
+    ['/no/such/file.csv', 'does not exist'],
+    ['@EMPTY', 'the file has no rows'],
+    ['@HEADER_ONLY', 'the file has no rows'],
+    ['@UNCLOSED', 'not valid CSV'],
+    ['@RAGGED', 'not valid CSV'],
+    ['@BAD_ROWS', 'line 2: channel: must be one of walletA, walletB, walletD'],
+    ['@BAD_ROWS', 'line 3: amount: "1.5" is not a whole number of cents'],
+    ['@BAD_ROWS', 'line 4: payeeType: openid is not taken by walletB'],
+    ['@BAD_ROWS', 'line 2: colour: unknown column'],
+    ['@BAD_JSONL', 'line 1: not JSON'],
+    ['@BAD_JSONL', 'line 2: not a JSON object'],
+    ['@BAD_JSONL', 'line 3: yuan: "0.001" is not an amount in yuan'],
+  ] as const) all.push([['transfer', 'batch', file, '--channel-mch-no', 'CM'], message])
+  all.push([['transfer', 'batch', '@BAD_ROWS', '--dry-run', '--channel-mch-no', 'CM'], 'nothing would be sent'], [['transfer', 'batch', '@BAD_ROWS', '--concurrency', '0'], 'Expected an integer greater than or equal to 1'])
+  // 6. signing tools and keys
+  all.push(
+    [['sign', '--data', '{"a":1}', '--private-key', '/no/key.pem'], 'cannot read /no/key.pem'],
+    [['sign', '--data', '{"a":1}', '--private-key', '@GARBAGE_KEY'], 'not an RSA private key'],
+    [['sign', '--data', '{"a":1}', '--private-key', '@PUBLIC_KEY'], 'not an RSA private key'],
+    [['sign', '--data', 'nope', '--private-key', '@PRIVATE_KEY'], '--data: not a JSON object'],
+    [['sign', '--data', '"str"', '--private-key', '@PRIVATE_KEY'], '--data: not a JSON object'],
+    [['sign', '--data', '@/no/body.json', '--private-key', '@PRIVATE_KEY'], '--data: cannot read /no/body.json'],
+    [['verify', '--data', '{"a":1}', '--public-key', '@PUBLIC_KEY'], 'the body has no sign field to verify'],
+    [['verify', '--data', '{"a":1,"sign":"x"}', '--public-key', '@GARBAGE_KEY'], 'not an RSA public key'],
+    [['verify', '--data', '{"a":1,"sign":"x"}', '--public-key', '/no/pub.pem'], 'cannot read /no/pub.pem'],
+    [['verify', '--data', '{"a":', '--public-key', '@PUBLIC_KEY'], '--data: not a JSON object'],
+    [['keys', 'generate', '--name', 'bad/name'], '--name: use letters, digits, _ . -'],
+    [['keys', 'generate', '--name', '../escape'], '--name: use letters, digits, _ . -'],
+    [['api', 'unipay/ping'], 'path must start with /'],
+    [['api', '/unipay/ping', '-f', 'novalue'], '-f novalue: expected key=value'],
+    [['api', '/unipay/ping', '-F', '=1'], '-F =1: expected key=value'],
+    [['api', '/unipay/pay', '-F', 'amount=0', '-f', 'title=x', '-f', 'bizOrderNo=B'], 'amount: must be at least 1'],
+    [['api', '/unipay/ping', '--data', '[]'], '--data: not a JSON object'],
+  )
+  // 7. profiles
+  for (const name of ['_bad', 'has space', 'a/b', long(65), '.', 'local']) all.push([['profile', 'add', name, '--base-url', 'https://x.example', '--mch-no', 'M'], /profile name|built-in local/])
+  all.push(
+    [['profile', 'add', 'p1', '--base-url', 'x.example', '--mch-no', 'M'], 'baseUrl must be an http(s) address'],
+    [['profile', 'add', 'p1', '--mch-no', 'M'], '--base-url: is required'],
+    [['profile', 'add', 'p1', '--base-url', 'https://x.example'], '--mch-no: is required'],
+    [['profile', 'add', 'p1', '--base-url', 'https://x.example', '--mch-no', 'M', '--environment', 'moon'], 'Expected --environment=moon to be one of'],
+    [['profile', 'add', 'p1', '--base-url', 'https://x.example', '--mch-no', 'M', '--private-key-file', '/no/k.pem'], 'cannot read /no/k.pem'],
+    [['profile', 'add', 'p1', '--base-url', 'https://x.example', '--mch-no', 'M', '--private-key-file', '@GARBAGE_KEY'], 'not an RSA private key'],
+    [['profile', 'add', 'p1', '--base-url', 'https://x.example', '--mch-no', 'M', '--platform-public-key-file', '@PRIVATE_KEY'], 'not an RSA public key'],
+    [['profile', 'add', 'counter', '--base-url', 'https://x.example', '--mch-no', 'M'], 'profile "counter" exists'],
+    [['profile', 'use', 'ghost'], 'no profile named "ghost"'],
+    [['profile', 'show', 'ghost'], 'no profile named "ghost"'],
+    [['profile', 'remove', 'ghost'], 'no profile named "ghost"'],
+    [['profile', 'remove', 'local'], 'the built-in local profile cannot be removed'],
+    [['profile', 'set', 'colour', 'red', '--profile', 'counter'], 'unknown setting "colour"'],
+    [['profile', 'set', 'baseUrl', 'nope', '--profile', 'counter'], 'baseUrl must be an http(s) address'],
+    [['profile', 'set', 'environment', 'moon', '--profile', 'counter'], 'environment must be one of'],
+    [['profile', 'set', 'environment', 'local', '--profile', 'counter'], 'environment "local" is reserved'],
+    [['profile', 'set', 'allocAmountUnit', 'fen', '--profile', 'counter'], 'allocAmountUnit must be one of: yuan, cents'],
+    [['profile', 'set', 'baseUrl', '--profile', 'counter'], 'give a value for baseUrl'],
+    [['profile', 'set', 'baseUrl', 'https://x.example', '--profile', 'ghost'], 'no profile named "ghost"'],
+    [['profile', 'set', 'baseUrl', 'https://x.example', '--profile', 'local'], 'the built-in local profile cannot be changed'],
+    [['pay', 'create', '--title', 'x', '--amount', '1', '--profile', 'ghost'], 'no profile named "ghost"'],
+  )
+  // 8. management lookups and login
+  all.push(
+    [['refunds', 'get', 'abc'], 'ID must be a number'],
+    [['refunds', 'get', '-1'], /ID must be a number|Nonexistent flag/],
+    [['refunds', 'list', '--create-time-start', '2025-01-01'], '--create-time-start: must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'],
+    [['refunds', 'list', '--create-time-end', 'yesterday'], '--create-time-end: must be a time'],
+    [['refunds', 'list', '--page', '0'], 'Expected an integer greater than or equal to 1'],
+    [['refunds', 'list', '--size', '0'], 'Expected an integer greater than or equal to 1'],
+    [['refunds', 'list', '--size', '1001'], 'Expected an integer less than or equal to 1000'],
+    [['refunds', 'list', '--limit', 'many'], 'Expected an integer'],
+    [['mch', 'login', '--account', 'ops'], 'no terminal to ask for the password: pass it on standard input with --password-stdin'],
+    [['mch', 'login', '--account', 'ops', '--password-stdin'], 'the password is empty'],
+  )
+  // 9. sandbox controls (no platform call: validated before the sandbox is reached)
+  all.push(
+    [['sandbox', 'start', '--port', '70000'], 'Expected an integer less than or equal to 65535'],
+    [['sandbox', 'start', '--time-scale', '0'], 'Expected an integer greater than or equal to 1'],
+    [['sandbox', 'pay', 'X', '--wallet', 'walletZ'], 'Expected --wallet=walletZ to be one of'],
+    [['sandbox', 'refund', 'settle', 'R', '--fail', '--close'], 'cannot also be provided when using'],
+    [['sandbox', 'receivers', 'bind', 'BOSS', '1'], 'Expected BOSS to be one of'],
+    [['sandbox', 'faults', 'add', 'meteor'], 'Expected meteor to be one of'],
+    [['sandbox', 'faults', 'add', 'latency', '--times', '0'], 'Expected an integer greater than or equal to 1'],
+    [['sandbox', 'balance', '--set-yuan', '1.001'], 'is not an amount in yuan'],
+    [['sandbox', 'balance', '--set-amount', '-5'], 'is not a whole number of cents'],
+    [['sandbox', 'merchants', 'add', 'M9', '--public-key-file', '/no/pub.pem'], 'cannot read /no/pub.pem'],
+    [['listen', '--port', '-1'], /Expected an integer|greater than or equal to 0/],
+  )
+  return all
+}
+
+beforeAll(async () => {
+  c = cli()
+  dir = join(c.dir, 'files')
+  mkdirSync(dir)
+  server = createServer((_req, res) => {
+    hits++
+    res.end('{}')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const pair = generateRsaKeyPair()
+  writeFileSync(f('private.pem'), pair.privateKeyPem, {mode: 0o600})
+  writeFileSync(f('public.pem'), pair.publicKeyPem)
+  writeFileSync(f('garbage.pem'), 'this is not a key')
+  writeFileSync(f('empty.csv'), '')
+  writeFileSync(f('header.csv'), 'channel,payeeType,payeeAccount,amount\n')
+  writeFileSync(f('unclosed.csv'), 'channel,payeeType,payeeAccount,amount\n"walletB,user_id,2088,1\n')
+  writeFileSync(f('ragged.csv'), 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088,1,extra,more\n')
+  writeFileSync(f('bad-rows.csv'), 'channel,payeeType,payeeAccount,amount,colour\nwalletZ,user_id,2088,1,\nwalletB,user_id,2088,1.5,\nwalletB,openid,o,1,\nwalletB,user_id,2088,1,red\n')
+  writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n')
+  writeFileSync(f('receivers.txt'), '"unclosed,quote\nrow')
+  const {port} = server.address() as AddressInfo
+  const added = await c.run(['profile', 'add', 'counter', '--base-url', `http://127.0.0.1:${port}`, '--mch-no', 'M1', '--private-key-file', f('private.pem')])
+  expect(added.code).toBe(0)
+})
+
+afterAll(async () => {
+  server.close()
+  await c.cleanup()
+})
+
+const FILES: Record<string, string> = {
+  '@PRIVATE_KEY': 'private.pem', '@PUBLIC_KEY': 'public.pem', '@GARBAGE_KEY': 'garbage.pem', '@EMPTY': 'empty.csv', '@HEADER_ONLY': 'header.csv',
+  '@UNCLOSED': 'unclosed.csv', '@RAGGED': 'ragged.csv', '@BAD_ROWS': 'bad-rows.csv', '@BAD_JSONL': 'bad.jsonl', '@BAD_RECEIVERS': 'receivers.txt',
+}
+const resolveFiles = (args: string[]) => args.map((a) => (FILES[a] ? f(FILES[a]) : a))
+
+describe('the bad-input campaign', () => {
+  const all = cases()
+
+  it('has at least 200 cases', () => {
+    expect(all.length).toBeGreaterThanOrEqual(200)
+  })
+
+  it('every invalid invocation exits with its code, names the problem, prints no stack trace and sends nothing', async () => {
+    const failures: string[] = []
+    const queue = [...all]
+    const worker = async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) {
+        const [args, message, code = 2] = item
+        const argv = withProfile(resolveFiles(args))
+        const result = await c.run(argv)
+        const text = result.stderr
+        const matches = typeof message === 'string' ? text.includes(message) : message.test(text)
+        if (result.code !== code || !matches || /\n\s+at .+:\d+:\d+\)?\n/.test(text)) {
+          failures.push(`unipay ${argv.join(' ')}\n  exit ${result.code} (want ${code}), want message ${String(message)}\n  stderr: ${text.trim().split('\n').slice(0, 4).join(' | ')}`)
+        }
+      }
+    }
+    await Promise.all([worker(), worker(), worker(), worker()])
+    expect(failures, failures.join('\n\n')).toEqual([])
+    expect(hits).toBe(0)
+  }, 300_000)
+})
