@@ -3,6 +3,7 @@
 import {randomBytes, type KeyObject} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
+import {postJson} from './http.js'
 import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import type {Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
@@ -103,27 +104,11 @@ export async function call(
 }
 
 async function send(config: ClientConfig, request: SignedRequest): Promise<{status: number; raw: string}> {
-  const {got, RequestError} = await import('got')
   const payload = stringifyJson(request.body)
   config.debug?.(`POST ${request.url}\n${payload}`)
-  try {
-    const response = await got.post(request.url, {
-      body: payload,
-      headers: {'content-type': 'application/json; charset=utf-8', 'user-agent': 'unipay-cli'},
-      timeout: {request: config.timeoutMs ?? 15_000},
-      retry: {limit: 0},
-      throwHttpErrors: false,
-      followRedirect: false,
-      agent: config.agent,
-    })
-    config.debug?.(`HTTP ${response.statusCode}\n${response.body}`)
-    return {status: response.statusCode, raw: response.body}
-  } catch (error) {
-    const code = error instanceof RequestError ? error.code : undefined
-    const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-    const reason = code === 'ETIMEDOUT' ? `no answer within ${(config.timeoutMs ?? 15_000) / 1000}s` : (error as Error).message
-    throw new TransportError(`could not reach ${new URL(request.url).origin}: ${reason}`, !notSent)
-  }
+  const response = await postJson(request.url, payload, config)
+  config.debug?.(`HTTP ${response.status}\n${response.raw}`)
+  return response
 }
 
 function verifyResponse(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}) {

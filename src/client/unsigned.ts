@@ -1,6 +1,7 @@
 // The auth-code endpoints (spec: "neither verifies a signature"): the common fields without
 // `sign`, answered with an unsigned Result {code, message, data}. Never resent: an exchange may
 // spend a single-use authToken.
+import {postJson} from './http.js'
 import {randomBytes} from 'node:crypto'
 import {PlatformError, TransportError, UsageError} from '../errors.js'
 import type {UnsignedEndpoint} from '../protocol/endpoints.js'
@@ -46,27 +47,9 @@ export async function unsignedCall(
 ): Promise<UnsignedResult> {
   const request = buildUnsignedRequest(config, endpoint, fields)
   if (options.dryRun) return {request}
-  const {got, RequestError} = await import('got')
   const payload = stringifyJson(request.body)
   config.debug?.(`POST ${request.url} (unsigned)\n${redact(payload)}`)
-  let status: number
-  let raw: string
-  try {
-    const response = await got.post(request.url, {
-      body: payload,
-      headers: {'content-type': 'application/json; charset=utf-8', 'user-agent': 'unipay-cli'},
-      timeout: {request: config.timeoutMs ?? 15_000},
-      retry: {limit: 0},
-      throwHttpErrors: false,
-      followRedirect: false,
-    })
-    status = response.statusCode
-    raw = response.body
-  } catch (error) {
-    const code = error instanceof RequestError ? error.code : undefined
-    const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-    throw new TransportError(`could not reach ${new URL(request.url).origin}: ${code ?? (error as Error).message}`, !notSent)
-  }
+  const {status, raw} = await postJson(request.url, payload, config)
   config.debug?.(`HTTP ${status}\n${redact(raw)}`)
   let body: JsonObject
   try {

@@ -62,7 +62,7 @@ export class Notifier {
 
   /** Records a notification (before the triggering answer goes out) and sends it soon. */
   emit(input: {event: string; url: string; mchNo: string; appId?: string; data: Record<string, unknown>}): Notification {
-    const {store, platformKey, now} = this.options
+    const {platformKey, now} = this.options
     const id = randomUUID()
     const envelope: Record<string, unknown> = {
       code: 0,
@@ -87,10 +87,7 @@ export class Notifier {
       nextAttemptAt: now().getTime(),
       state: 'pending',
     }
-    store.put('notifications', id, notification)
-    this.pending.add(id)
-    setImmediate(() => this.schedule())
-    return notification
+    return this.keep(notification)
   }
 
   /**
@@ -98,7 +95,7 @@ export class Notifier {
    * signed parameters appended to its query; acknowledged, retried and logged like the others.
    */
   emitEasyPay(input: {event: string; url: string; mchNo: string; params: Record<string, string>}): Notification {
-    const {store, now} = this.options
+    const {now} = this.options
     const id = randomUUID()
     const target = new URL(input.url)
     for (const [key, value] of Object.entries(input.params)) target.searchParams.append(key, value)
@@ -113,8 +110,13 @@ export class Notifier {
       nextAttemptAt: now().getTime(),
       state: 'pending',
     }
-    store.put('notifications', id, notification)
-    this.pending.add(id)
+    return this.keep(notification)
+  }
+
+  /** Keeps a new notification (before the triggering answer goes out) and sends it soon. */
+  private keep<T extends Notification>(notification: T): T {
+    this.options.store.put('notifications', notification.id, notification)
+    this.pending.add(notification.id)
     setImmediate(() => this.schedule())
     return notification
   }
