@@ -145,3 +145,27 @@ describe('transfer', () => {
     }
   })
 })
+
+describe('unconfirmed walletA transfers', () => {
+  it('close when the payee does not confirm in time: transfer.close, and the amount goes back', async () => {
+    // 10 minutes of confirmation window at 20,000x: 30 ms
+    const fast = await testSandbox({timeScale: 20_000})
+    const fastReceiver = await callbackReceiver()
+    try {
+      const balance = async () => ((await (await fetch(`${fast.sandbox.url}/_sandbox/balance?mchNo=${fast.client.mchNo}`)).json()) as {balance: number}).balance
+      const before = await balance()
+      const created = await fast.send(endpoints.transfer, {
+        channel: 'walletA', channelMchNo: 'CM1', bizTransferNo: 'T-CLOSE', payeeType: 'openid', payeeAccount: 'oLate', amount: 700, notifyUrl: fastReceiver.url,
+      })
+      expect(await balance()).toBe(before - 700)
+      const event = await waitFor(() => fastReceiver.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'transfer.close'))
+      expect(event.data).toMatchObject({transferNo: created.data.transferNo, status: 'close'})
+      expect(await balance()).toBe(before)
+      expect((await fetch(created.data.confirmUrl, {method: 'POST', redirect: 'manual'})).status).toBe(409)
+    } finally {
+      await fastReceiver.close()
+      await fast.close()
+      removeDir(fast.dataDir)
+    }
+  })
+})
