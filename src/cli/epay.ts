@@ -108,10 +108,12 @@ export abstract class EpayCommand extends BaseCommand {
       }
       return
     }
-    const {body, verified} = result.response
+    const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key (timestamp within 300 s)')
     else if (result.request.version === 'v1') this.notice('V1 answers are not signed: nothing to verify')
-    await this.emit(body.data, () => human(body.data ?? null, body), {response: body, ...extra})
+    if (verified) this.notice('showing only the fields the signature vouches for (the signature does not cover data); --json has the whole answer under response')
+    if (typeof extra.outTradeNo === 'string') this.notice(`out_trade_no: ${extra.outTradeNo}`)
+    await this.emit(data, () => human(data ?? null, body), {response: body, ...extra})
   }
 
   /** An order's data as rows; for a create the payment link and payBody rendered by its type. */

@@ -5,10 +5,10 @@
 // Secrets never reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
 import type {KeyObject} from 'node:crypto'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
-import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion} from '../protocol/epay-api.js'
+import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
 import {epayStringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import {JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 
 export interface EpayConfig {
   baseUrl: string
@@ -45,6 +45,11 @@ export interface EpayResponse {
   verified?: boolean
   /** The redirect target of a submit. */
   location?: string
+  /**
+   * What may be believed of `data`: for a verified V2 answer only the fields that agree with
+   * signed flat fields (the signature does not cover `data`); otherwise `data` as received.
+   */
+  data?: JsonValue
 }
 
 export interface EpayResult {
@@ -178,7 +183,16 @@ function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest
     throw error
   }
   if (spec.expect === 'redirect') throw new TransportError(`expected a redirect to the payment page from ${request.url}, got HTTP ${status}`)
-  return {httpStatus: status, raw, body, verified}
+  return {httpStatus: status, raw, body, verified, data: verified ? signedData(body) : body.data}
+}
+
+/** The part of `data` that signed flat fields vouch for (checked by verifyV2Answer). */
+function signedData(body: JsonObject): JsonValue {
+  const data = body.data
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return data ?? null
+  const flat = scalarFields(body)
+  const vouched = new Set(AGREEMENT.filter(([, flatKey]) => flat[flatKey] !== undefined).map(([dataKey]) => dataKey))
+  return Object.fromEntries(Object.entries(data).filter(([key]) => vouched.has(key))) as JsonObject
 }
 
 /** V2 answer: RSA over the flat scalar fields, sign_type RSA, a fresh timestamp, and data agreeing with the signed fields. */
@@ -214,6 +228,7 @@ const AGREEMENT: [dataKey: string, flatKey: string, agree: (data: string, flat: 
   ['refundNo', 'refund_no', (a, b) => a === b],
   ['bizRefundNo', 'out_refund_no', (a, b) => a === b],
   ['payBody', 'pay_info', (a, b) => a === b],
+  ['payBodyType', 'pay_type', (a, b) => (PAY_TYPE_OF_BODY[a] ?? a) === b],
   ['payTime', 'endtime', (a, b) => a === b],
   ['finishTime', 'endtime', (a, b) => a === b],
   ['amount', 'money', (a, b) => {

@@ -1,5 +1,6 @@
 // `listen` output: one row per arrival on a terminal (fixed columns, so rows printed one at a
 // time line up), one JSON line per arrival when piped.
+import {formatGmt8} from '../protocol/time.js'
 import type {Arrival} from '../services/listen.js'
 import {money} from './format.js'
 
@@ -27,7 +28,7 @@ export function arrivalRow(arrival: Arrival, printBody: boolean): string {
   const why = arrival.reason ?? (forward?.error ? `forward to ${forward.url} failed: ${forward.error}` : undefined)
   const row = [
     cells([
-      new Date(arrival.time).toTimeString().slice(0, 8),
+      formatGmt8(new Date(arrival.time)).slice(11),
       arrival.protocol,
       arrival.event ?? '-',
       arrival.status ?? '-',

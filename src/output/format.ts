@@ -11,7 +11,7 @@ export function money(value: unknown): string {
 export function status(value: unknown): string {
   const text = display(value)
   const words = STATUS_WORDS[text]
-  return words ? `${text} (${words})` : text
+  return words && words !== text ? `${text} (${words})` : text
 }
 
 export function display(value: unknown): string {

@@ -250,10 +250,7 @@ export function createSandboxApp(options: SandboxOptions) {
   function control(method: string, path: string, rawText: string, query: URLSearchParams): {status: number; body: unknown} {
     if (path === '/_sandbox/faults') {
       if (method === 'GET') return {status: 200, body: faults.list()}
-      if (method === 'DELETE') {
-        faults.clear()
-        return {status: 200, body: {cleared: true}}
-      }
+      if (method === 'DELETE') return {status: 200, body: {cleared: faults.clear()}}
       const input = JSON.parse(rawText || '{}') as Partial<FaultRule>
       if (!(FAULTS as readonly string[]).includes(input.fault ?? '')) return {status: 400, body: {code: 10506, message: `fault: one of ${FAULTS.join(', ')}`}}
       const remaining = Number.isSafeInteger(input.remaining) && (input.remaining as number) > 0 ? (input.remaining as number) : 1

@@ -24,8 +24,11 @@ export class Faults {
     return rule
   }
 
-  clear(): void {
+  /** Removes every fault; answers how many were still armed. */
+  clear(): number {
+    const armed = this.list().length
     this.rules = []
+    return armed
   }
 
   list(): FaultRule[] {

@@ -2,7 +2,7 @@
 // user leaves them out, so that every create carries its idempotency key.
 import {randomBytes} from 'node:crypto'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
-import {TransportError} from '../errors.js'
+import {SignatureError, TransportError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {compactGmt8} from '../protocol/time.js'
 
@@ -22,10 +22,15 @@ export async function outcomeUnknownHint<T>(create: Promise<T>, key: string, val
   try {
     return await create
   } catch (error) {
+    const next = `Check with: unipay ${check} ${String(value)}\nresending with the same ${key} is safe (it is the idempotency key); a new ${key} could act twice`
     if (error instanceof TransportError && error.outcomeUnknown) {
       error.message = `outcome unknown: ${error.message}`
-      error.hint = `the platform may have carried it out. Check with: unipay ${check} ${String(value)}\nresending with the same ${key} is safe (it is the idempotency key); a new ${key} could act twice`
+      error.hint = `the platform may have carried it out. ${next}`
       error.details = {outcomeUnknown: true, [key]: value}
+    } else if (error instanceof SignatureError) {
+      // the answer cannot be believed, but the create may well have happened
+      error.hint = `the platform may have carried it out, but its answer cannot be believed. ${next}`
+      error.details = {...error.details, outcomeUnknown: true, [key]: value}
     }
     throw error
   }

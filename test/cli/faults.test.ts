@@ -92,8 +92,24 @@ describe('creates under faults: never resent blindly, reported as outcome unknow
 
   it('an unsigned success on a create is a verification failure (exit 3)', async () => {
     await fault('unsigned-success', '--path', '/unipay/pay')
-    const result = await c.run(['pay', 'create', '--title', 'x', '--amount', '1'])
+    const result = await c.run(['pay', 'create', '--title', 'x', '--amount', '1', '--biz-order-no', 'FAULT-UNSIGNED'])
     expect(result.code).toBe(3)
     expectCleanError(result.stderr)
+    expect(result.stderr).toContain('Check with: unipay query pay --biz-order-no FAULT-UNSIGNED')
+  })
+})
+
+describe('managing faults', () => {
+  it('lists the armed faults and says how many were cleared', async () => {
+    await fault('latency', '--times', '2', '--latency', '50')
+    await fault('http-500', '--path', '/unipay/refund')
+    const list = await c.json(['sandbox', 'faults', 'list'])
+    expect(list.body.data).toEqual([
+      expect.objectContaining({fault: 'latency', remaining: 2, latencyMs: 50}),
+      expect.objectContaining({fault: 'http-500', remaining: 1, path: '/unipay/refund'}),
+    ])
+    const cleared = await c.run(['sandbox', 'faults', 'clear'])
+    expect(cleared.stderr).toContain('removed 2 armed fault(s); none left')
+    expect((await c.json(['sandbox', 'faults', 'list'])).body.data).toEqual([])
   })
 })

@@ -52,8 +52,8 @@ describe('allocation', () => {
     expect(created.body.data.status).toBe('processing')
     await waitFor(async () => (await c.json(['query', 'alloc', '--biz-alloc-no', 'AL-1'])).body.data.status === 'success')
     const query = await c.run(['query', 'alloc', '--biz-alloc-no', 'AL-1'])
-    expect(query.stdout).toMatch(/^MERCHANT_ID\t1900000109\t示例商户\t6\tsuccess \(succeeded\)\t\t\d{4}-/m)
-    expect(query.stdout).toMatch(/^PERSONAL_OPENID\toRecv2\t\t3\.5\tsuccess/m)
+    expect(query.stdout).toMatch(/^MERCHANT_ID\t1900000109\t示例商户\t6.00\tsuccess \(succeeded\)\t\t\d{4}-/m)
+    expect(query.stdout).toMatch(/^PERSONAL_OPENID\toRecv2\t\t3.50\tsuccess/m)
     const second = await c.run(['alloc', '--trade-no', order.tradeNo, '--receiver', 'PERSONAL_OPENID:oRecv2:1'])
     expect(second.code).toBe(1)
     expect(second.stderr).toContain('already has allocation')
@@ -135,9 +135,11 @@ describe('transfer batch', () => {
         env: c.env,
         stdio: 'ignore',
       })
+      // listen for the exit at once: a run may end (or fail) before the kill comes
+      const exited = new Promise((resolve) => child.once('exit', resolve))
       await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * 400))
       child.kill('SIGKILL')
-      await new Promise((resolve) => child.once('exit', resolve))
+      await exited
     }
     const finish = await c.run(['transfer', 'batch', file, '--resume', '--concurrency', '16'])
     expect(finish.code).toBe(0)

@@ -43,7 +43,7 @@ export default class AuthUrl extends BaseCommand {
     await this.emitCall(result, async (data) => {
       this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))
       if (flags.qr) this.io.out((await renderPayBody('qr_code', String(session?.authUrl), {tty: true, formFile: ''})).text)
-      this.notice(`after the payer approves: ${this.config.bin} auth exchange --auth-code CODE --query-code ${String(session?.queryCode)}`)
+      this.notice(`after the payer approves (the page shows the code): ${this.config.bin} auth exchange --auth-code CODE --query-code ${String(session?.queryCode)} --auth-token ${String(session?.authToken)}`)
     })
     if (flags.open && session) {
       const problem = await openUrl(String(session.authUrl))

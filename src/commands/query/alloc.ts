@@ -3,7 +3,17 @@ import {apiFlags, BaseCommand} from '../../cli/base.js'
 import {display, status} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord, renderRows} from '../../output/table.js'
+import {centsToYuan, yuanToCents} from '../../protocol/money.js'
 import {queryAlloc} from '../../services/alloc.js'
+
+/** Receiver amounts are yuan numbers (6, 3.5): shown with two decimals. */
+function yuan(value: unknown): string {
+  try {
+    return centsToYuan(yuanToCents(display(value)))
+  } catch {
+    return display(value)
+  }
+}
 
 export default class QueryAlloc extends BaseCommand {
   static summary = 'Show an allocation with per-receiver details (POST /unipay/query/alloc-order)'
@@ -25,7 +35,7 @@ export default class QueryAlloc extends BaseCommand {
       this.io.out(
         renderRows(
           ['receiverType', 'receiverAccount', 'receiverName', 'amount (yuan)', 'result', 'errorMsg', 'finishTime'],
-          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), display(d.amount), status(d.result), display(d.errorMsg), display(d.finishTime)]),
+          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount), status(d.result), display(d.errorMsg), display(d.finishTime)]),
           this.io.stdoutTty,
         ),
       )

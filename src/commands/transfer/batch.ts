@@ -89,7 +89,7 @@ export default class TransferBatch extends BaseCommand {
       )
     })
     if (failed > 0) {
-      this.notice(failureNote(failed, summary))
+      this.notice(failureNote(failed, summary, flags.out))
       process.exitCode = 5
     }
   }
@@ -100,6 +100,6 @@ export default class TransferBatch extends BaseCommand {
   }
 }
 
-function failureNote(failed: number, summary: Summary): string {
-  return `${failed} row(s) did not succeed (see ${summary.journal}${summary.counts.unknown ? '; run again with --resume to settle the unknown ones' : ''})`
+function failureNote(failed: number, summary: Summary, out?: string): string {
+  return `${failed} row(s) did not succeed (see ${out ?? summary.journal}${summary.counts.unknown ? '; run again with --resume to settle the unknown ones' : ''})`
 }

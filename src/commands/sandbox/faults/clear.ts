@@ -8,7 +8,7 @@ export default class SandboxFaultsClear extends BaseCommand {
   async run(): Promise<void> {
     await this.parse(SandboxFaultsClear)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    await controlCall(runtime, 'DELETE', 'faults')
-    await this.emit({cleared: true}, () => this.notice('no faults left'))
+    const {cleared} = await controlCall<{cleared: number}>(runtime, 'DELETE', 'faults')
+    await this.emit({cleared}, () => this.notice(`removed ${cleared} armed fault(s); none left`))
   }
 }
