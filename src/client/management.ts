@@ -37,6 +37,8 @@ export async function managementCall(
       timeout: {request: config.timeoutMs ?? 15_000},
       retry: {limit: request.method === 'GET' ? 2 : 0},
       throwHttpErrors: false,
+      // never follow a redirect: the Accesstoken header would go along to another host
+      followRedirect: false,
     })
     status = response.statusCode
     raw = response.body

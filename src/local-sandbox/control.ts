@@ -113,10 +113,22 @@ function statMtime(file: string): number {
   }
 }
 
+function isSandboxProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(DAEMON)
+  } catch {
+    return true // no /proc (not Linux): trust the runtime file
+  }
+}
+
 /** Stops the sandbox; true when one was running. */
 export async function stopSandbox(dataDir: string): Promise<boolean> {
   const runtime = readRuntime(dataDir)
-  if (!runtime) return false
+  // a runtime file left by a crash may name a pid now used by an unrelated process
+  if (!runtime || !isSandboxProcess(runtime.pid)) {
+    rmSync(sandboxRuntimeFile(dataDir), {force: true})
+    return false
+  }
   process.kill(runtime.pid, 'SIGTERM')
   for (let waited = 0; waited < 5000; waited += 20) {
     if (!alive(runtime.pid)) return true
@@ -145,7 +157,12 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
   } catch (error) {
     throw new TransportError(`could not reach the local sandbox at ${runtime.url}: ${(error as Error).message}`)
   }
-  const answer = (await response.json()) as T & {code?: number; message?: string; error?: string}
+  let answer: T & {code?: number; message?: string; error?: string}
+  try {
+    answer = (await response.json()) as typeof answer
+  } catch {
+    throw new TransportError(`the local sandbox at ${runtime.url} gave an answer that is not JSON (HTTP ${response.status})`)
+  }
   if (!response.ok || (answer.code !== undefined && answer.code !== 0)) {
     throw new PlatformError(answer.code ?? 1, answer.message ?? answer.error ?? `HTTP ${response.status}`, undefined)
   }

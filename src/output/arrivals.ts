@@ -14,7 +14,8 @@ const COLUMNS: [header: string, width: number][] = [
   ['ANSWER', 11],
 ]
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
+// eslint-disable-next-line no-control-regex
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()
 const cells = (values: string[]) => values.map((value, i) => value.padEnd(COLUMNS[i][1])).join(' ')
 
 export function arrivalHeader(): string {

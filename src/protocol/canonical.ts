@@ -1,6 +1,6 @@
 // The /unipay/* string to sign (protocol-notes section 1). Requests, responses and callbacks
 // all use it, so the client, the sandbox and the `verify` diagnosis share this one module.
-import {isLosslessNumber} from './json.js'
+import {isLosslessNumber} from 'lossless-json'
 
 export type Pair = [key: string, value: string]
 

@@ -2,6 +2,7 @@
 // must reach the canonical string untouched, so responses are never verified after a
 // re-serialisation through JS numbers.
 import {isLosslessNumber, LosslessNumber, parse, stringify} from 'lossless-json'
+import {formatNumber} from './canonical.js'
 
 export {isLosslessNumber, LosslessNumber}
 
@@ -47,7 +48,8 @@ export function stringifyJson(value: unknown, indent?: number): string {
 export function toPlain(value: unknown): unknown {
   if (isLosslessNumber(value)) {
     const n = Number(value.value)
-    return Number.isSafeInteger(n) || (!Number.isInteger(n) && String(n) === value.value) ? n : value.value
+    // exact as a JS number (6.50 is 6.5); long ids and over-precise decimals stay literal strings
+    return Number.isFinite(n) && formatNumber(String(n)) === formatNumber(value.value) && (!Number.isInteger(n) || Number.isSafeInteger(n)) ? n : value.value
   }
   if (Array.isArray(value)) return value.map((item) => toPlain(item))
   if (value !== null && typeof value === 'object') {

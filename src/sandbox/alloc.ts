@@ -113,7 +113,11 @@ export class AllocService {
       }
     })
     const cents = request.receivers.reduce((sum, r) => sum + yuanToCents(String(r.amount)), 0)
-    if (cents > order.amount) fail(20060, `the receivers' total ${cents / 100} yuan is over the order amount ${order.amount / 100} yuan`)
+    // the allocatable amount is what is still in the order: refunds and splits draw on the same money
+    if (cents > order.refundableBalance) {
+      fail(20060, `the receivers' total ${cents / 100} yuan is over what remains allocatable (${order.refundableBalance / 100} yuan)`)
+    }
+    pay.update({...order, refundableBalance: order.refundableBalance - cents})
     const seq = (store.get<number>('meta', 'allocSequence') ?? 0) + 1
     store.put('meta', 'allocSequence', seq)
     const allocation: Allocation = {
@@ -170,6 +174,12 @@ export class AllocService {
         errorMsg: status === 'fail' ? 'every receiver was refused' : undefined,
       }
       store.put('allocations', settled.allocNo, settled)
+      // what failed receivers did not get goes back to the order
+      const returned = details.filter((d) => d.result === 'fail').reduce((sum, d) => sum + yuanToCents(String(d.amount)), 0)
+      if (returned > 0) {
+        const order = this.deps.pay.find(settled.mchNo, {orderNo: settled.orderNo})
+        this.deps.pay.update({...order, refundableBalance: order.refundableBalance + returned})
+      }
       if (settled.notifyUrl) {
         notifier.emit({
           event: status === 'fail' ? 'alloc.fail' : 'alloc.success',

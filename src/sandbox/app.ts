@@ -231,8 +231,10 @@ export function createSandboxApp(options: SandboxOptions) {
       if (options.replayChecks !== false) {
         replay.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
       }
-      const plain = toPlain({...route.endpoint.defaults, ...raw}) as Record<string, unknown>
-      delete plain.sign
+      // handlers see only what the signature covered: the declared fields, defaults filled
+      const declared: Record<string, unknown> = {...route.endpoint.defaults}
+      for (const field of declaredFields(route.endpoint)) if (raw[field] !== undefined) declared[field] = raw[field]
+      const plain = toPlain(declared) as Record<string, unknown>
       if (route.endpoint === endpoints.pay) authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)

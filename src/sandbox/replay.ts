@@ -23,8 +23,10 @@ export class ReplayGuard {
     const nonceKey = `${mchNo}\u0000n\u0000${nonceStr}`
     if (this.seen.has(reqKey)) fail(10409, `reqId ${reqId} was already used`)
     if (this.seen.has(nonceKey)) fail(10409, `nonceStr ${nonceStr} was already used`)
-    this.seen.set(reqKey, nowMs + REPLAY_WINDOW_MS)
-    this.seen.set(nonceKey, nowMs + REPLAY_WINDOW_MS)
+    // remembered while its reqTime could still be accepted (reqTime may be ahead of the clock)
+    const forgetAt = Math.max(nowMs, time!.getTime()) + REPLAY_WINDOW_MS
+    this.seen.set(reqKey, forgetAt)
+    this.seen.set(nonceKey, forgetAt)
   }
 
   private prune(nowMs: number): void {

@@ -6,7 +6,7 @@
 //   run killed at any moment resumes: rows whose outcome is unknown are queried, not resent;
 // - rows stream through with bounded concurrency, so memory stays flat for any file size.
 import {createHash} from 'node:crypto'
-import {closeSync, createReadStream, createWriteStream, existsSync, openSync, writeSync} from 'node:fs'
+import {accessSync, closeSync, constants, createReadStream, createWriteStream, existsSync, openSync, statSync, writeSync} from 'node:fs'
 import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../client/pipeline.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -128,10 +128,20 @@ export function derivedBizTransferNo(fileSha256: string, index: number): string 
 /** Checks every row; problems are reported as they are found (nothing is kept per row). */
 export async function validateBatch(file: string, defaults: Record<string, unknown>, onProblem: (problem: RowProblem) => void): Promise<Plan & {problems: number}> {
   if (!existsSync(file)) throw new UsageError(`FILE: ${file} does not exist`)
+  // checked up front: a stream error would not reach the line reader or the CSV parser
+  try {
+    if (!statSync(file).isFile()) throw new UsageError(`FILE: ${file} is not a file`)
+    accessSync(file, constants.R_OK)
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    throw new UsageError(`FILE: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
   const hash = createHash('sha256')
   const plan: Plan = {rows: 0, totalCents: 0, byChannel: {}, fileSha256: ''}
   let problems = 0
   const reportedColumns = new Set<string>()
+  // keys given in the file must be unique in it (derived keys are unique by construction)
+  const givenKeys = new Map<string, number>()
   for await (const item of readRows(file, hash)) {
     if (!('record' in item)) {
       problems++
@@ -152,6 +162,11 @@ export async function validateBatch(file: string, defaults: Record<string, unkno
       problems++
       onProblem({line: item.line, ...problem})
     }
+    const givenKey = fields.bizTransferNo === undefined ? undefined : `${String(fields.channel)}\u0000${String(fields.bizTransferNo)}`
+    if (givenKey !== undefined && givenKeys.has(givenKey)) {
+      problems++
+      onProblem({line: item.line, field: 'bizTransferNo', message: `"${String(fields.bizTransferNo)}" is already used by the row on line ${givenKeys.get(givenKey)}`})
+    } else if (givenKey !== undefined) givenKeys.set(givenKey, item.line)
     if (found.length === 0) {
       const channel = String(fields.channel)
       const amount = Number(fields.amount)
@@ -292,7 +307,7 @@ async function settleRow(client: ClientConfig, fields: Record<string, unknown>, 
         await pause(attempt)
         continue
       }
-      if (found) return found
+      if (found) return sameRow(found, fields)
     }
     try {
       const created = await createTransfer(client, fields)
@@ -302,8 +317,19 @@ async function settleRow(client: ClientConfig, fields: Record<string, unknown>, 
       if (error instanceof PlatformError && error.code === 10507) {
         // already submitted (an earlier run, or a duplicate key in the file): report what it became
         const found = await lookUp(client, fields)
-        if (found && found !== 'unreachable') return {...found, message: `already submitted: ${found.message ?? found.outcome}`}
-        return {outcome: 'fail', code: error.code, message: error.platformMessage}
+        if (found && found !== 'unreachable') return sameRow({...found, message: `already submitted: ${found.message ?? found.outcome}`}, fields)
+        // it exists but cannot be read now: unknown, to be settled by --resume
+        lastError = `already submitted, but it could not be looked up: ${error.platformMessage}`
+        checkFirst = true
+        await pause(attempt)
+        continue
+      }
+      if (error instanceof PlatformError && error.signed === false) {
+        // an unsigned error proves nothing about a create: look it up before believing it
+        lastError = error.message
+        checkFirst = true
+        await pause(attempt)
+        continue
       }
       if (error instanceof PlatformError) return {outcome: 'fail', code: error.code, message: error.platformMessage}
       if (error instanceof SignatureError) {
@@ -319,17 +345,28 @@ async function settleRow(client: ClientConfig, fields: Record<string, unknown>, 
   return {outcome: 'unknown', message: `${lastError}; resume later to settle this row`}
 }
 
-async function lookUp(client: ClientConfig, fields: Record<string, unknown>): Promise<Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'> | undefined | 'unreachable'> {
+async function lookUp(client: ClientConfig, fields: Record<string, unknown>): Promise<Found | undefined | 'unreachable'> {
   try {
     const answer = await queryTransfer(client, {bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel)})
     const data = (answer.response?.body.data ?? {}) as Record<string, unknown>
     const status = String(data.status)
     const outcome: Outcome = status === 'success' ? 'success' : status === 'fail' || status === 'close' ? 'fail' : 'processing'
-    return {outcome, transferNo: String(data.transferNo ?? ''), message: data.errorMsg ? String(data.errorMsg) : undefined}
+    return {outcome, transferNo: String(data.transferNo ?? ''), message: data.errorMsg ? String(data.errorMsg) : undefined, foundAmount: Number(data.amount)}
   } catch (error) {
     if (error instanceof PlatformError && error.code === 20041) return undefined
     return 'unreachable'
   }
+}
+
+type Found = Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'> & {foundAmount?: number}
+
+/** A transfer found under the row's key is this row's only if the amounts agree. */
+function sameRow(found: Found, fields: Record<string, unknown>): Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'> {
+  const {foundAmount, ...result} = found
+  if (foundAmount !== undefined && Number.isFinite(foundAmount) && foundAmount !== Number(fields.amount)) {
+    return {outcome: 'fail', transferNo: result.transferNo, message: `bizTransferNo ${String(fields.bizTransferNo)} already belongs to another transfer (${foundAmount} cents): this row was not paid`}
+  }
+  return result
 }
 
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt))

@@ -2,10 +2,11 @@
 // order number is generated when left out, so every pre-pay carries its idempotency key.
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import {endpoints} from '../protocol/endpoints.js'
-import {generateBusinessNo, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
 
 export async function gatewayPrePay(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
-  return call(client, endpoints.gatewayPrePay, {...fields, bizOrderNo: fields.bizOrderNo ?? generateBusinessNo('G')}, options)
+  const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('G')
+  return outcomeUnknownHint(call(client, endpoints.gatewayPrePay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query gateway --biz-order-no')
 }
 
 export async function queryGateway(client: ClientConfig, ref: {orderNo?: string; bizOrderNo?: string}, options: CallOptions = {}): Promise<CallResult> {

@@ -182,6 +182,7 @@ function cases(): Case[] {
     ['@BAD_ROWS', 'line 3: amount: "1.5" is not a whole number of cents'],
     ['@BAD_ROWS', 'line 4: payeeType: openid is not taken by walletB'],
     ['@BAD_ROWS', 'line 2: colour: unknown column'],
+    ['@DUP_KEYS', 'line 3: bizTransferNo: "K1" is already used by the row on line 2'],
     ['@BAD_JSONL', 'line 1: not JSON'],
     ['@BAD_JSONL', 'line 2: not a JSON object'],
     ['@BAD_JSONL', 'line 3: yuan: "0.001" is not an amount in yuan'],
@@ -280,6 +281,7 @@ beforeAll(async () => {
   writeFileSync(f('unclosed.csv'), 'channel,payeeType,payeeAccount,amount\n"walletB,user_id,2088,1\n')
   writeFileSync(f('ragged.csv'), 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088,1,extra,more\n')
   writeFileSync(f('bad-rows.csv'), 'channel,payeeType,payeeAccount,amount,colour\nwalletZ,user_id,2088,1,\nwalletB,user_id,2088,1.5,\nwalletB,openid,o,1,\nwalletB,user_id,2088,1,red\n')
+  writeFileSync(f('dup-keys.csv'), 'channel,bizTransferNo,payeeType,payeeAccount,amount\nwalletB,K1,user_id,2088a,100\nwalletB,K1,user_id,2088b,5000\n')
   writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n')
   writeFileSync(f('receivers.txt'), '"unclosed,quote\nrow')
   const {port} = server.address() as AddressInfo
@@ -294,7 +296,7 @@ afterAll(async () => {
 
 const FILES: Record<string, string> = {
   '@PRIVATE_KEY': 'private.pem', '@PUBLIC_KEY': 'public.pem', '@GARBAGE_KEY': 'garbage.pem', '@EMPTY': 'empty.csv', '@HEADER_ONLY': 'header.csv',
-  '@UNCLOSED': 'unclosed.csv', '@RAGGED': 'ragged.csv', '@BAD_ROWS': 'bad-rows.csv', '@BAD_JSONL': 'bad.jsonl', '@BAD_RECEIVERS': 'receivers.txt',
+  '@UNCLOSED': 'unclosed.csv', '@RAGGED': 'ragged.csv', '@BAD_ROWS': 'bad-rows.csv', '@BAD_JSONL': 'bad.jsonl', '@BAD_RECEIVERS': 'receivers.txt', '@DUP_KEYS': 'dup-keys.csv',
 }
 const resolveFiles = (args: string[]) => args.map((a) => (FILES[a] ? f(FILES[a]) : a))
 

@@ -29,6 +29,10 @@ describe('keys and profiles', () => {
     const again = await c.run(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'shop'])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('pass --force to overwrite')
+    const loose = join(c.dir, 'keys', 'loose-private.pem')
+    writeFileSync(loose, 'old', {mode: 0o644})
+    expect((await c.run(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'loose', '--force'])).code).toBe(0)
+    expect(mode(loose)).toBe(0o600)
   })
 
   it('adds a profile from flags (no terminal) into a 0600 config file', async () => {

@@ -42,6 +42,11 @@ describe('canonicalString', () => {
     )
   })
 
+  it('reads 6.50 as the number 6.5 for validation, and long ids as their literal', async () => {
+    const {toPlain} = await import('../../src/protocol/json.js')
+    expect(toPlain(parseJsonObject('{"a":6.50,"b":1990000000000000001,"c":0.1,"d":100}'))).toEqual({a: 6.5, b: '1990000000000000001', c: 0.1, d: 100})
+  })
+
   it('never trims, escapes or encodes values', () => {
     expect(canonicalString({u: ' a&b=c ', z: '中文'})).toBe('u= a&b=c &z=中文')
   })

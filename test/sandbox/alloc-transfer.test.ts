@@ -65,6 +65,16 @@ describe('allocation', () => {
     expect(notAllocatable.msg).toContain('was not created with allocation=true')
   })
 
+  it('allocates only what refunds left in the order', async () => {
+    const order = await paid(100)
+    expect((await t.send(endpoints.refund, {bizOrderNo: order.bizOrderNo, amount: 60})).code).toBe(0)
+    const over = await t.send(endpoints.alloc, {bizAllocNo: `R-${order.bizOrderNo}`, bizOrderNo: order.bizOrderNo, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', amount: 0.5}]})
+    expect(over).toMatchObject({code: 20060, msg: expect.stringContaining('remains allocatable (0.4 yuan)')})
+    const fits = await t.send(endpoints.alloc, {bizAllocNo: `R2-${order.bizOrderNo}`, bizOrderNo: order.bizOrderNo, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', amount: 0.4}]})
+    expect(fits.code).toBe(0)
+    expect((await t.send(endpoints.queryPay, {bizOrderNo: order.bizOrderNo})).data.refundableBalance).toBe(0)
+  })
+
   it('ends partial when some receivers fail, fail when all do, and allows a new split after a failure', async () => {
     const order = await paid(1000)
     const partial = await t.send(endpoints.alloc, {

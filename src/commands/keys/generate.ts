@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
@@ -31,6 +31,7 @@ export default class KeysGenerate extends BaseCommand {
     mkdirSync(dir, {recursive: true, mode: 0o700})
     const pair = generateRsaKeyPair()
     writeFileSync(privateKeyFile, pair.privateKeyPem, {mode: 0o600})
+    chmodSync(privateKeyFile, 0o600) // the mode option only applies to a new file (--force)
     writeFileSync(publicKeyFile, pair.publicKeyPem, {mode: 0o644})
     const fingerprint = keyFingerprint(loadPublicKey(pair.publicKeyPem))
     const result = {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem: pair.publicKeyPem}
