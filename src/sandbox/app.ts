@@ -24,7 +24,7 @@ import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.j
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
 import {FAULTS, Faults, spoilAnswer, type FaultRule} from './faults.js'
-import {transferConfirmPage} from './transfer-page.js'
+import {TRANSFER_PAGE_HEADERS, transferConfirmPage} from './transfer-page.js'
 import {TransferService, transferCreateResult, transferOrderResult} from './transfer.js'
 import type {Store} from './store.js'
 
@@ -364,18 +364,21 @@ export function createSandboxApp(options: SandboxOptions) {
       const confirm = /^\/transfer\/confirm\/([A-Za-z0-9]+)$/.exec(url.pathname)
       if (confirm) {
         const transfer = transfers.byNumber(confirm[1])
-        if (!transfer) return send(404, '<!doctype html><meta charset="utf-8"><p>No such transfer.</p>', 'text/html; charset=utf-8')
+        const sendPage = (status: number, body: string) => {
+          res.writeHead(status, {...TRANSFER_PAGE_HEADERS, 'content-length': Buffer.byteLength(body)}).end(body)
+        }
+        if (!transfer) return sendPage(404, '<!doctype html><meta charset="utf-8"><p>No such transfer.</p>')
         if (req.method === 'POST') {
           try {
             transfers.confirm(transfer.transferNo)
           } catch (error) {
             if (!(error instanceof PlatformFailure)) throw error
-            return send(409, transferConfirmPage(transfer, error.message), 'text/html; charset=utf-8')
+            return sendPage(409, transferConfirmPage(transfer, error.message))
           }
           res.writeHead(303, {location: url.pathname}).end()
           return
         }
-        return send(200, transferConfirmPage(transfers.byNumber(transfer.transferNo)!), 'text/html; charset=utf-8')
+        return sendPage(200, transferConfirmPage(transfers.byNumber(transfer.transferNo)!))
       }
       if (url.pathname.startsWith('/token/') || url.pathname.startsWith('/mch/')) {
         const answer = manage(req.method ?? 'GET', url, rawText, req.headers.accesstoken as string | undefined)

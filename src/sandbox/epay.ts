@@ -24,6 +24,7 @@ import type {Notifier} from './notifier.js'
 import {payOrderResult, type PayOrder, type PayService} from './pay.js'
 import {refundOrderResult, refundResult, type RefundOrder, type RefundService} from './refund.js'
 import type {Store} from './store.js'
+import {escapeHtml, pageHeaders} from './html.js'
 
 /** A merchant's MD5 key (V1) and where it goes in the string (protocol-notes: direct by default). */
 export interface EpaySecret {
@@ -105,16 +106,9 @@ const PARAM_NAMES: Record<string, string> = {
 
 const describeProblems = (problems: FieldProblem[]) => problems.map((p) => `${PARAM_NAMES[p.field] ?? p.field}: ${p.message}`).join('; ')
 
-const ENTITIES: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
-const esc = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c])
+const esc = escapeHtml
 
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'",
-}
+const PAGE_HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'")
 
 export function createEpay(deps: EpayDeps) {
   const {store, pay, refunds, notifier, platformKey, now} = deps

@@ -7,6 +7,7 @@ import {parseGmt8} from '../protocol/time.js'
 import type {AuthSession, AuthSessions} from './auth.js'
 import {PlatformFailure} from './errors.js'
 import {gatewayPaths, isOpen, methodsFor, type GatewayOrder, type GatewayService, type GatewayStatus, type Wallet} from './gateway.js'
+import {escapeHtml, pageHeaders} from './html.js'
 
 export interface PageAnswer {
   status: number
@@ -37,16 +38,9 @@ const STATE_TEXT: Record<GatewayStatus, string> = {
 
 const ERROR_STATUS: Record<number, number> = {20041: 404, 20044: 409, 10506: 400}
 
-const ENTITIES: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
-const esc = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c])
+const esc = escapeHtml
 
-const HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'",
-}
+const HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'")
 
 const CSS = `
 *{box-sizing:border-box}

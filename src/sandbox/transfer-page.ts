@@ -3,8 +3,9 @@
 import {centsToYuan} from '../protocol/money.js'
 import type {Transfer} from './transfer.js'
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
+import {escapeHtml, pageHeaders} from './html.js'
+
+export const TRANSFER_PAGE_HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'")
 
 const STATE_TEXT: Record<string, string> = {
   processing: 'Waiting for you to accept',

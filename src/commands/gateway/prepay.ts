@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
-import {amountInCents, readJsonData} from '../../cli/input.js'
+import {amountInCents, readJsonData, setFields} from '../../cli/input.js'
 import {openUrl} from '../../cli/open.js'
 import {UsageError} from '../../errors.js'
 import {renderPayBody} from '../../output/paybody.js'
@@ -63,7 +63,7 @@ export default class GatewayPrepay extends BaseCommand {
       allocation: flags.allocation || extra.allocation,
     }
     const context = await this.context(flags)
-    const result = await gatewayPrePay(context.client, withoutUnset(fields), {dryRun: flags['dry-run']})
+    const result = await gatewayPrePay(context.client, setFields(fields), {dryRun: flags['dry-run']})
     const order = result.response?.body.data as Record<string, unknown> | undefined
     if (order && order.gatewayType !== type) {
       this.notice(`bizOrderNo ${String(order.bizOrderNo)} already exists as a ${String(order.gatewayType)} order: the stored order is returned`)
@@ -80,8 +80,4 @@ export default class GatewayPrepay extends BaseCommand {
       this.notice(problem ? `could not open the browser (${problem}); open ${String(order.h5Url)} yourself` : `opened ${String(order.h5Url)} in the browser`)
     }
   }
-}
-
-function withoutUnset(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
 }

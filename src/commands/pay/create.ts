@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
-import {amountInCents, readJsonData} from '../../cli/input.js'
+import {amountInCents, readJsonData, setFields} from '../../cli/input.js'
 import {renderPayBody} from '../../output/paybody.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
@@ -70,7 +70,7 @@ export default class PayCreate extends BaseCommand {
       allocation: flags.allocation || extra.allocation,
     }
     const context = await this.context(flags)
-    const result = await createPayment(context.client, withoutUndefined(fields), {dryRun: flags['dry-run']})
+    const result = await createPayment(context.client, setFields(fields), {dryRun: flags['dry-run']})
     await this.emitCall(result, async (data) => {
       const order = data as Record<string, unknown>
       this.io.out(renderRecord(recordRows(order, ['payBody']), this.io.stdoutTty))
@@ -82,8 +82,4 @@ export default class PayCreate extends BaseCommand {
       if (rendered.note) this.notice(rendered.note)
     })
   }
-}
-
-function withoutUndefined(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
 }

@@ -1,0 +1,16 @@
+// What every sandbox page shares: escaping of each printed value (titles and names come from
+// merchants) and headers that keep the page to itself.
+const ENTITIES: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
+
+export const escapeHtml = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c])
+
+/** Headers for an HTML page with the given content security policy. */
+export function pageHeaders(contentSecurityPolicy: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': contentSecurityPolicy,
+  }
+}
