@@ -128,6 +128,8 @@ describe('transfer', () => {
     expect(created.data).toMatchObject({status: 'processing', confirmUrl: `${t.sandbox.url}/transfer/confirm/${created.data.transferNo}`})
     const page = await fetch(created.data.confirmUrl)
     expect(await page.text()).toContain('奖励')
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff')
     const accepted = await fetch(created.data.confirmUrl, {method: 'POST', redirect: 'manual'})
     expect(accepted.status).toBe(303)
     expect((await t.send(endpoints.queryTransfer, {transferNo: created.data.transferNo})).data.status).toBe('success')
