@@ -1,7 +1,7 @@
 // Reading user input at the edge: --data bodies (@file, - for stdin, or inline JSON) and
 // amounts (cents, or yuan converted exactly).
 import {readFileSync} from 'node:fs'
-import {UsageError} from '../errors.js'
+import {ConfigError, UsageError} from '../errors.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
@@ -59,4 +59,16 @@ export function amountInCents(flags: {amount?: string; yuan?: string}, required 
 /** The fields a user set: flags left out (undefined) and switches left off (false) are not sent. */
 export function setFields(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
+}
+
+/** A key from a file named by a flag; a file that holds no key of that kind is bad input. */
+export async function readKeyFile(file: string, kind: 'private' | 'public', flag: string) {
+  const {KeyFormatError, loadPrivateKey, loadPublicKey} = await import('../protocol/keys.js')
+  const text = readText(`@${file}`, flag)
+  try {
+    return kind === 'private' ? loadPrivateKey(text) : loadPublicKey(text)
+  } catch (error) {
+    if (error instanceof KeyFormatError) throw new ConfigError(`${file}: ${error.message}`)
+    throw error
+  }
 }

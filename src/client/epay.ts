@@ -3,6 +3,7 @@
 // and, for V2, verified with the platform key over the flat scalar fields, the timestamp within
 // the window, and `data` checked against the signed fields (the signature does not cover it).
 // Secrets never reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
+import {endpointUrl} from './http.js'
 import type {KeyObject} from 'node:crypto'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
@@ -79,11 +80,10 @@ export function shownParams(params: Record<string, string>): Record<string, stri
   return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, SECRET_PARAMS.has(key) ? '(redacted)' : value]))
 }
 
-const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`)
 
 /** Builds and signs a request: pid, the fields (empty ones left out), timestamp (V2), sign and sign_type. */
 export function buildEpayRequest(config: EpayConfig, spec: EpayCallSpec): EpayRequest {
-  const url = new URL(spec.path.replace(/^\//, ''), withSlash(config.baseUrl)).toString()
+  const url = endpointUrl(config.baseUrl, spec.path)
   if (!config.pid) throw new UsageError('no merchant number for the compatibility module: set pid (or mchNo) in the profile')
   const params: Record<string, string> = {pid: config.pid}
   for (const [key, value] of Object.entries(spec.fields)) if (value !== undefined && value !== '') params[key] = value

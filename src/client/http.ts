@@ -4,6 +4,11 @@ import type {Agent as HttpAgent} from 'node:http'
 import type {Agent as HttpsAgent} from 'node:https'
 import {TransportError} from '../errors.js'
 
+/** The address of a path under the platform's base address (which may carry a path prefix). */
+export function endpointUrl(baseUrl: string, path: string): string {
+  return new URL(path.replace(/^\//, ''), baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`).toString()
+}
+
 export interface PostOptions {
   timeoutMs?: number
   agent?: {http?: HttpAgent; https?: HttpsAgent}

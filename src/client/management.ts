@@ -1,6 +1,7 @@
 // The management API: unsigned Result {code, message, data} answers, a session token in the
 // Accesstoken header (never logged), 401 when it is missing or expired.
 import {PlatformError, TransportError} from '../errors.js'
+import {endpointUrl} from './http.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
 
@@ -23,7 +24,7 @@ export async function managementCall(
   request: {method: 'GET' | 'POST'; path: string; query?: Record<string, string | undefined>; form?: Record<string, string>; auth?: boolean},
 ): Promise<JsonObject> {
   const {got, RequestError} = await import('got')
-  const url = new URL(request.path, config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`)
+  const url = new URL(endpointUrl(config.baseUrl, request.path))
   for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, value)
   if (request.auth && !config.token) throw new SessionError('not logged in to the management API')
   config.debug?.(`${request.method} ${url}${request.auth ? '\nAccesstoken: (redacted)' : ''}${request.form ? `\nform fields: ${Object.keys(request.form).join(', ')} (values redacted)` : ''}`)

@@ -3,7 +3,7 @@
 import {randomBytes, type KeyObject} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
-import {postJson} from './http.js'
+import {endpointUrl, postJson} from './http.js'
 import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import type {Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
@@ -55,6 +55,15 @@ export function newReqId(now: Date): string {
 
 /** Builds and signs a request: defaults, fields, then the common fields, all validated. */
 export function buildRequest(config: ClientConfig, endpoint: Endpoint, fields: Record<string, unknown>): SignedRequest {
+  const body = requestBody(config, endpoint, fields)
+  if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
+  const text = canonicalString(body)
+  body.sign = signString(text, config.privateKey)
+  return {url: endpointUrl(config.baseUrl, endpoint.path), body, canonicalString: text}
+}
+
+/** Defaults, fields, then fresh common fields; checked against the endpoint's rules. Shared by the unsigned calls. */
+export function requestBody(config: ClientConfig, endpoint: Pick<Endpoint, 'fields' | 'defaults'>, fields: Record<string, unknown>): Record<string, unknown> {
   const now = (config.now ?? (() => new Date()))()
   const body: Record<string, unknown> = {...endpoint.defaults}
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) body[key] = value
@@ -70,13 +79,8 @@ export function buildRequest(config: ClientConfig, endpoint: Endpoint, fields: R
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
   const problems = checkFields(endpoint.fields, toPlain(body))
   if (problems.length > 0) throw new UsageError('invalid input', problems)
-  if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
-  const text = canonicalString(body)
-  body.sign = signString(text, config.privateKey)
-  return {url: new URL(endpoint.path, withSlash(config.baseUrl)).toString(), body, canonicalString: text}
+  return body
 }
-
-const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`)
 
 export async function call(
   config: ClientConfig,

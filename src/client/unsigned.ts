@@ -1,15 +1,12 @@
 // The auth-code endpoints (spec: "neither verifies a signature"): the common fields without
 // `sign`, answered with an unsigned Result {code, message, data}. Never resent: an exchange may
 // spend a single-use authToken.
-import {postJson} from './http.js'
-import {randomBytes} from 'node:crypto'
-import {PlatformError, TransportError, UsageError} from '../errors.js'
+import {PlatformError, TransportError} from '../errors.js'
 import type {UnsignedEndpoint} from '../protocol/endpoints.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
-import {JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
-import {checkFields} from '../protocol/schemas.js'
-import {formatGmt8} from '../protocol/time.js'
-import {newReqId, type ClientConfig} from './pipeline.js'
+import {JsonSyntaxError, parseJsonObject, stringifyJson, type JsonObject} from '../protocol/json.js'
+import {endpointUrl, postJson} from './http.js'
+import {requestBody, type ClientConfig} from './pipeline.js'
 
 export interface UnsignedResult {
   request: {url: string; body: Record<string, unknown>}
@@ -21,22 +18,7 @@ export interface UnsignedResult {
 const redact = (text: string) => text.replace(/("accessToken"\s*:\s*")[^"]*"/g, '$1(redacted)"')
 
 export function buildUnsignedRequest(config: ClientConfig, endpoint: UnsignedEndpoint, fields: Record<string, unknown>): UnsignedResult['request'] {
-  const now = (config.now ?? (() => new Date()))()
-  const body: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) body[key] = value
-  Object.assign(body, {
-    mchNo: config.mchNo,
-    appId: config.appId || undefined,
-    channelMchNo: config.channelMchNo || undefined,
-    reqId: newReqId(now),
-    nonceStr: randomBytes(16).toString('hex'),
-    reqTime: formatGmt8(now),
-  })
-  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
-  const problems = checkFields(endpoint.fields, toPlain(body))
-  if (problems.length > 0) throw new UsageError('invalid input', problems)
-  const base = config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`
-  return {url: new URL(endpoint.path, base).toString(), body}
+  return {url: endpointUrl(config.baseUrl, endpoint.path), body: requestBody(config, endpoint, fields)}
 }
 
 export async function unsignedCall(

@@ -1,13 +1,11 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, profileFlags} from '../cli/base.js'
-import {readJsonData, readText} from '../cli/input.js'
+import type {KeyObject} from 'node:crypto'
+import {readJsonData, readKeyFile, readText} from '../cli/input.js'
 import {readEpayParams} from '../cli/epay.js'
-import {epayStringToSign, signMd5, signRsa} from '../protocol/epay.js'
-import {ConfigError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {renderRecord} from '../output/table.js'
-import {canonicalString} from '../protocol/canonical.js'
-import {KeyFormatError, loadPrivateKey} from '../protocol/keys.js'
-import {signString} from '../protocol/signature.js'
+import {signEpayV1, signEpayV2, signUnipay, type Signed} from '../services/sign.js'
 
 export default class Sign extends BaseCommand {
   static summary = 'Print the string to sign and the signature of any JSON body'
@@ -36,23 +34,7 @@ export default class Sign extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Sign)
-    if (flags.scheme === 'epay-v1' || flags.scheme === 'epay-v2') return this.epay(flags)
-    const body = readJsonData(flags.data)
-    const key = flags['private-key'] ? readKeyFile(flags['private-key']) : (await this.resolveProfile(flags)).privateKey
-    if (!key) throw new UsageError('no private key: pass --private-key FILE or set one in the profile')
-    const text = canonicalString(body)
-    const signature = signString(text, key)
-    await this.emit({canonicalString: text, signature}, () => {
-      if (this.io.stdoutTty) this.io.out(renderRecord([['string to sign', text], ['signature', signature]], true))
-      else this.io.out(`${text}\n${signature}`)
-    })
-  }
-
-  /** The compatibility module's rules: the same selection, MD5 with the key appended (V1) or RSA (V2). */
-  private async epay(flags: {scheme: string; data: string; profile?: string; 'private-key'?: string; 'md5-key-file'?: string; 'md5-key-form'?: string}): Promise<void> {
-    const params = readEpayParams(flags.data)
-    const text = epayStringToSign(params)
-    let result: Record<string, string>
+    let result: Signed
     if (flags.scheme === 'epay-v1') {
       const file = flags['md5-key-file']
       // The profile is only read when it is needed: reading the local one starts the sandbox.
@@ -60,25 +42,25 @@ export default class Sign extends BaseCommand {
       const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile?.settings.md5Key
       if (!md5Key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
       const form = (flags['md5-key-form'] ?? profile?.settings.md5KeyAppendForm) === 'key-param' ? 'param' : 'direct'
-      result = {canonicalString: text, signature: signMd5(params, md5Key, form), signType: 'MD5', md5KeyAppended: form === 'param' ? '&key=KEY' : 'directly'}
+      result = signEpayV1(readEpayParams(flags.data), md5Key, form)
+    } else if (flags.scheme === 'epay-v2') {
+      result = signEpayV2(readEpayParams(flags.data), await this.privateKey(flags))
     } else {
-      const key = flags['private-key'] ? readKeyFile(flags['private-key']) : (await this.resolveProfile(flags)).privateKey
-      if (!key) throw new UsageError('no private key: pass --private-key FILE or set one in the profile')
-      result = {canonicalString: text, signature: signRsa(params, key), signType: 'RSA'}
+      result = signUnipay(readJsonData(flags.data), await this.privateKey(flags))
     }
     await this.emit(result, () => {
-      const note = result.signType === 'MD5' ? `lower-case hex MD5 of the string with the MD5 key appended ${result.md5KeyAppended}` : 'SHA256withRSA, Base64'
-      if (this.io.stdoutTty) this.io.out(renderRecord([['string to sign', text], ['signature', result.signature], ['rule', note]], true))
-      else this.io.out(`${text}\n${result.signature}`)
+      if (!this.io.stdoutTty) return this.io.out(`${result.canonicalString}\n${result.signature}`)
+      const rows: [string, string][] = [['string to sign', result.canonicalString], ['signature', result.signature]]
+      if (result.signType) {
+        rows.push(['rule', result.signType === 'MD5' ? `lower-case hex MD5 of the string with the MD5 key appended ${result.md5KeyAppended}` : 'SHA256withRSA, Base64'])
+      }
+      this.io.out(renderRecord(rows, true))
     })
   }
-}
 
-function readKeyFile(file: string) {
-  try {
-    return loadPrivateKey(readText(`@${file}`, '--private-key'))
-  } catch (error) {
-    if (error instanceof KeyFormatError) throw new ConfigError(`${file}: ${error.message}`)
-    throw error
+  private async privateKey(flags: {'private-key'?: string; profile?: string}) {
+    const key = flags['private-key'] ? await readKeyFile(flags['private-key'], 'private', '--private-key') : (await this.resolveProfile(flags)).privateKey
+    if (!key) throw new UsageError('no private key: pass --private-key FILE or set one in the profile')
+    return key as KeyObject
   }
 }

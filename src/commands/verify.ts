@@ -2,22 +2,14 @@ import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
 import {Flags} from '@oclif/core'
 import {BaseCommand, profileFlags} from '../cli/base.js'
-import {readJsonData, readText} from '../cli/input.js'
+import {readJsonData, readKeyFile, readText} from '../cli/input.js'
 import {readEpayParams} from '../cli/epay.js'
-import {ConfigError, SignatureError, UsageError} from '../errors.js'
+import {SignatureError, UsageError} from '../errors.js'
 import {renderRecord} from '../output/table.js'
-import {checkEasyPayCallback, easyPaySignType, parseEasyPayInput, type CallbackKeys} from '../protocol/callback.js'
-import {diagnoseSignature} from '../protocol/diagnose.js'
-import {keyFingerprint, KeyFormatError, loadPublicKey} from '../protocol/keys.js'
+import {parseEasyPayInput} from '../protocol/callback.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
+import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource} from '../services/verify.js'
 
-interface Outcome {
-  verified: boolean
-  key: string
-  canonicalString: string
-  explanation?: string
-  matchingString?: string
-  [extra: string]: unknown
-}
 
 export default class Verify extends BaseCommand {
   static summary = 'Check the signature of a response, callback or request, and explain a failure'
@@ -54,9 +46,13 @@ export default class Verify extends BaseCommand {
     if (flags['md5-key-file'] && !flags.callback && flags.scheme !== 'epay-v1') throw new UsageError('--md5-key-file goes with --callback or --scheme epay-v1')
     // Read once (stdin cannot be read twice); JSON text is then handed on as inline data.
     const input = flags.callback && !epay ? readText(flags.data, '--data').replace(/^\uFEFF/, '').trim() : flags.data
+    const source = await this.keySource(flags)
+    const asRequest = Boolean(flags.request)
     const outcome = epay
-      ? await this.epayScheme(flags.scheme as 'epay-v1' | 'epay-v2', input, flags)
-      : flags.callback && !input.startsWith('{') ? await this.easyPay(input, flags) : await this.system(input, flags)
+      ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', readEpayParams(input), source, asRequest)
+      : flags.callback && !input.startsWith('{')
+        ? await verifyEasyPay(parseEasyPayInput(input), source, asRequest)
+        : await verifyUnipay(readJsonData(input), source, asRequest)
     if (!outcome.verified) {
       const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
       error.details = outcome
@@ -71,73 +67,20 @@ export default class Verify extends BaseCommand {
     )
   }
 
-  private async system(data: string, flags: {request?: boolean; 'public-key'?: string; profile?: string}): Promise<Outcome> {
-    const body = readJsonData(data)
-    if (typeof body.sign !== 'string' || body.sign === '') throw new UsageError('the body has no sign field to verify')
-    const {key, otherKeys} = await this.publicKeys(flags)
-    const diagnosis = diagnoseSignature({body, signature: body.sign, key, otherKeys})
-    return {verified: diagnosis.verified, key: keyFingerprint(key), canonicalString: diagnosis.expectedString, explanation: diagnosis.explanation, matchingString: diagnosis.matchingString}
-  }
-
-  /** --scheme epay-v1|epay-v2: the module's parameters (a request, an answer or a notification) under that scheme's rule. */
-  private async epayScheme(scheme: 'epay-v1' | 'epay-v2', data: string, flags: {request?: boolean; 'md5-key-file'?: string; 'public-key'?: string; profile?: string}): Promise<Outcome> {
-    const params = readEpayParams(data)
-    const want = scheme === 'epay-v1' ? 'MD5' : 'RSA'
-    if (params.sign_type && params.sign_type.toUpperCase() !== want) {
-      throw new UsageError(`sign_type "${params.sign_type}" does not belong to ${scheme}, which signs with ${want} only`)
-    }
-    return {...(await this.easyPay({...params, sign_type: params.sign_type || want}, flags)), protocol: scheme}
-  }
-
-  private async easyPay(input: string | Record<string, string>, flags: {request?: boolean; 'md5-key-file'?: string; 'public-key'?: string; profile?: string}): Promise<Outcome> {
-    const params = typeof input === 'string' ? parseEasyPayInput(input) : input
-    if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
-    const signType = easyPaySignType(params)
-    if (!signType) throw new UsageError(`the callback's sign_type "${params.sign_type}" is neither MD5 nor RSA`)
-    let keys: CallbackKeys
-    if (signType === 'MD5') {
-      const file = flags['md5-key-file']
-      const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : (await this.resolveProfile(flags)).settings.md5Key
-      if (!md5Key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
-      keys = {md5Key}
-    } else {
-      const {key, otherKeys} = await this.publicKeys(flags)
-      keys = {platformKey: key, otherKeys}
-    }
-    const check = checkEasyPayCallback(params, keys)
+  /** Keys for the check: --public-key / --md5-key-file, else the profile's, read only when asked. */
+  private async keySource(flags: {'public-key'?: string; 'md5-key-file'?: string; profile?: string}): Promise<KeySource> {
+    // With --public-key and no --profile the profile is not read: reading the local one starts the sandbox.
+    const useProfile = !flags['public-key'] || flags.profile !== undefined
+    let profile: Promise<ResolvedProfile> | undefined
+    const resolved = () => (profile ??= this.resolveProfile(flags))
     return {
-      verified: check.verified,
-      protocol: 'easy_pay',
-      signType,
-      key: check.key ?? '',
-      canonicalString: check.expectedString,
-      explanation: check.reason,
-      matchingString: check.matchingString,
+      given: flags['public-key'] ? ((await readKeyFile(flags['public-key'], 'public', '--public-key')) as KeyObject) : undefined,
+      profile: async () => {
+        if (!useProfile) return {}
+        const {privateKey, platformKey} = await resolved()
+        return {merchantPublic: privateKey ? createPublicKey(privateKey) : undefined, platformPublic: platformKey}
+      },
+      md5Key: async () => (flags['md5-key-file'] ? readText(`@${flags['md5-key-file']}`, '--md5-key-file').trim() : (await resolved()).settings.md5Key),
     }
-  }
-
-  /** The key to verify with, and the profile's other keys (named in a `wrong key` explanation). */
-  private async publicKeys(flags: {request?: boolean; 'public-key'?: string; profile?: string}): Promise<{key: KeyObject; otherKeys: {name: string; key: KeyObject}[]}> {
-    // The profile is only read when it is needed: reading the local one starts the sandbox.
-    const profile = !flags['public-key'] || flags.profile ? await this.resolveProfile(flags) : undefined
-    const merchantPublic = profile?.privateKey ? createPublicKey(profile.privateKey) : undefined
-    const platformPublic = profile?.platformKey
-    const key = flags['public-key'] ? readPublicKeyFile(flags['public-key']) : flags.request ? merchantPublic : platformPublic
-    if (!key) throw new UsageError('no public key: pass --public-key FILE or set one in the profile')
-    const candidates = [
-      {name: 'the merchant key of the profile', key: merchantPublic},
-      {name: 'the platform key of the profile', key: platformPublic},
-    ]
-    const otherKeys = candidates.filter((c): c is {name: string; key: KeyObject} => c.key !== undefined && keyFingerprint(c.key) !== keyFingerprint(key))
-    return {key, otherKeys}
-  }
-}
-
-function readPublicKeyFile(file: string): KeyObject {
-  try {
-    return loadPublicKey(readText(`@${file}`, '--public-key'))
-  } catch (error) {
-    if (error instanceof KeyFormatError) throw new ConfigError(`${file}: ${error.message}`)
-    throw error
   }
 }

@@ -1,0 +1,82 @@
+// `verify`: does a body's sign verify, and if not, which difference explains it. The keys come
+// from a source the command provides, asked only for what the body's scheme needs (reading the
+// local profile starts the sandbox, so it is not read without need).
+import type {KeyObject} from 'node:crypto'
+import {UsageError} from '../errors.js'
+import {checkEasyPayCallback, easyPaySignType, type CallbackKeys} from '../protocol/callback.js'
+import {diagnoseSignature} from '../protocol/diagnose.js'
+import type {JsonObject} from '../protocol/json.js'
+import {keyFingerprint} from '../protocol/keys.js'
+
+export interface Outcome {
+  verified: boolean
+  key: string
+  canonicalString: string
+  explanation?: string
+  matchingString?: string
+  [extra: string]: unknown
+}
+
+export interface KeySource {
+  /** A key given for this check (--public-key), if any. */
+  given?: KeyObject
+  /** The profile's keys: its merchant public key and the platform key. */
+  profile(): Promise<{merchantPublic?: KeyObject; platformPublic?: KeyObject}>
+  md5Key(): Promise<string | undefined>
+}
+
+/** The key to verify with, and the others the signer may have used by mistake. */
+async function publicKeys(source: KeySource, asRequest: boolean): Promise<{key: KeyObject; otherKeys: {name: string; key: KeyObject}[]}> {
+  const {merchantPublic, platformPublic} = await source.profile()
+  const key = source.given ?? (asRequest ? merchantPublic : platformPublic)
+  if (!key) throw new UsageError('no public key: pass --public-key FILE or set one in the profile')
+  const candidates = [
+    {name: 'the merchant key of the profile', key: merchantPublic},
+    {name: 'the platform key of the profile', key: platformPublic},
+  ]
+  const otherKeys = candidates.filter((c): c is {name: string; key: KeyObject} => c.key !== undefined && keyFingerprint(c.key) !== keyFingerprint(key))
+  return {key, otherKeys}
+}
+
+/** A /unipay/* body: a response, callback or (asRequest) request. */
+export async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: boolean): Promise<Outcome> {
+  if (typeof body.sign !== 'string' || body.sign === '') throw new UsageError('the body has no sign field to verify')
+  const {key, otherKeys} = await publicKeys(source, asRequest)
+  const diagnosis = diagnoseSignature({body, signature: body.sign, key, otherKeys})
+  return {verified: diagnosis.verified, key: keyFingerprint(key), canonicalString: diagnosis.expectedString, explanation: diagnosis.explanation, matchingString: diagnosis.matchingString}
+}
+
+/** Compatibility-module parameters: an easy_pay notification, or a request or answer of --scheme. */
+export async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean): Promise<Outcome> {
+  if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
+  const signType = easyPaySignType(params)
+  if (!signType) throw new UsageError(`the callback's sign_type "${params.sign_type}" is neither MD5 nor RSA`)
+  let keys: CallbackKeys
+  if (signType === 'MD5') {
+    const md5Key = await source.md5Key()
+    if (!md5Key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
+    keys = {md5Key}
+  } else {
+    const {key, otherKeys} = await publicKeys(source, asRequest)
+    keys = {platformKey: key, otherKeys}
+  }
+  const check = checkEasyPayCallback(params, keys)
+  return {
+    verified: check.verified,
+    protocol: 'easy_pay',
+    signType,
+    key: check.key ?? '',
+    canonicalString: check.expectedString,
+    explanation: check.reason,
+    matchingString: check.matchingString,
+  }
+}
+
+/** --scheme epay-v1|epay-v2: the scheme fixes the sign type. */
+export async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean): Promise<Outcome> {
+  const want = scheme === 'epay-v1' ? 'MD5' : 'RSA'
+  if (params.sign_type && params.sign_type.toUpperCase() !== want) {
+    throw new UsageError(`sign_type "${params.sign_type}" does not belong to ${scheme}, which signs with ${want} only`)
+  }
+  return {...(await verifyEasyPay({...params, sign_type: params.sign_type || want}, source, asRequest)), protocol: scheme}
+}
