@@ -1,19 +1,14 @@
-import {mkdirSync} from 'node:fs'
-import {chromium, type Browser} from 'playwright-core'
+import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
+import {launchBrowser, screenshot} from '../helpers/browser.js'
 import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
 
-const SHOTS = 'artifacts/screenshots'
 let browser: Browser
 let t: TestSandbox
 let receiver: Receiver
 beforeAll(async () => {
-  mkdirSync(SHOTS, {recursive: true})
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchBrowser()
   t = await testSandbox()
   receiver = await callbackReceiver()
 })
@@ -36,11 +31,11 @@ describe('walletA transfer confirmation page', () => {
     await expect(page.locator('#amount').textContent()).resolves.toBe('¥12.34')
     await expect(page.locator('#title').textContent()).resolves.toBe('推荐奖励 <b>bold</b>')
     await expect(page.locator('#state').getAttribute('data-status')).resolves.toBe('processing')
-    await page.screenshot({path: `${SHOTS}/transfer-confirm-waiting.png`, fullPage: true})
+    await screenshot(page, 'transfer-confirm-waiting')
     await page.click('#accept')
     await page.waitForSelector('#state[data-status="success"]')
     await expect(page.locator('#accept').count()).resolves.toBe(0)
-    await page.screenshot({path: `${SHOTS}/transfer-confirm-accepted.png`, fullPage: true})
+    await screenshot(page, 'transfer-confirm-accepted')
     expect((await t.send(endpoints.queryTransfer, {transferNo: created.data.transferNo})).data.status).toBe('success')
     await waitFor(() => receiver.received.some((r) => JSON.parse(r.body).event === 'transfer.success'))
     await page.close()
