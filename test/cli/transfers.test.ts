@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -22,10 +22,10 @@ interface SandboxTransfer {
   submissions: number
   amount: number
 }
-const sandboxTransfers = async (): Promise<SandboxTransfer[]> => (await fetch(`${sandboxUrl}/_sandbox/transfers`)).json() as Promise<SandboxTransfer[]>
-const balance = async (): Promise<number> => ((await c.json(['sandbox', 'balance'])).body.data as {balance: number}).balance
+const sandboxTransfers = async (url = sandboxUrl): Promise<SandboxTransfer[]> => (await fetch(`${url}/_sandbox/transfers`)).json() as Promise<SandboxTransfer[]>
+const balance = async (on: Cli): Promise<number> => ((await on.json(['sandbox', 'balance'])).body.data as {balance: number}).balance
 
-function payoutFile(name: string, rows: number, prefix: string): {file: string; cents: number} {
+function payoutFile(name: string, rows: number, prefix: string, on: Cli = c): {file: string; cents: number} {
   let text = 'channel,payeeType,payeeAccount,amount,title\n'
   let cents = 0
   for (let i = 0; i < rows; i++) {
@@ -33,7 +33,7 @@ function payoutFile(name: string, rows: number, prefix: string): {file: string; 
     cents += amount
     text += `walletB,user_id,2088${prefix}${i},${amount},Payout ${i}\n`
   }
-  const file = join(c.dir, name)
+  const file = join(on.dir, name)
   writeFileSync(file, text)
   return {file, cents}
 }
@@ -125,26 +125,46 @@ describe('transfer batch', () => {
     expect(partial.code).toBe(5)
     expect(partial.stderr).toMatch(/2 rows, 2\.00 yuan: \d success, \d processing, 1 failed, 0 unknown/)
   }, 180_000)
+})
+
+// Its own sandbox: the balance check must see only this test's transfers, not an earlier test's
+// walletA transfer expiring (and refunding) inside its window.
+describe('transfer batch, killed', () => {
+  let k: Cli
+  let url = ''
+  beforeAll(async () => {
+    k = cli()
+    url = (await k.json(['sandbox', 'start', '--time-scale', '10'])).body.data.url
+  })
+  afterAll(async () => {
+    await k.cleanup()
+  })
 
   it('survives being killed at random moments: resumed, every row is paid exactly once', async () => {
-    const {file, cents} = payoutFile('kill.csv', 3000, 'K')
-    const startBalance = await balance()
+    const {file, cents} = payoutFile('kill.csv', 3000, 'K', k)
+    const startBalance = await balance(k)
     const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
-    for (const delay of [700, 1100, 900, 1300]) {
+    for (const delay of [200, 600, 400, 800]) {
       const child = spawn(process.execPath, [bin, 'transfer', 'batch', file, '--concurrency', '16', ...(existsSync(`${file}.journal`) ? ['--resume'] : [])], {
-        env: c.env,
+        env: k.env,
         stdio: 'ignore',
       })
       // listen for the exit at once: a run may end (or fail) before the kill comes
-      const exited = new Promise((resolve) => child.once('exit', resolve))
+      let ended = false
+      const exited = new Promise((resolve) => child.once('exit', resolve)).then(() => (ended = true))
+      // time the kill from this run's first journal entries, not from the spawn: on a loaded
+      // machine Node's start alone can outlast a fixed delay, and then no row is ever interrupted
+      const journalSize = () => (existsSync(`${file}.journal`) ? statSync(`${file}.journal`).size : 0)
+      const before = journalSize()
+      await waitFor(() => ended || journalSize() > before, 60_000)
       await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * 400))
       child.kill('SIGKILL')
       await exited
     }
-    const finish = await c.run(['transfer', 'batch', file, '--resume', '--concurrency', '16'])
+    const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16'])
     expect(finish.code).toBe(0)
     expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows were finished by an earlier run/)
-    const mine = (await sandboxTransfers()).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
+    const mine = (await sandboxTransfers(url)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
     const byKey = new Map<string, SandboxTransfer[]>()
     for (const t of mine) byKey.set(t.bizTransferNo, [...(byKey.get(t.bizTransferNo) ?? []), t])
     const {derivedBizTransferNo} = await import('../../src/services/batch.js')
@@ -155,8 +175,8 @@ describe('transfer batch', () => {
       expect(records, `row ${i}`).toHaveLength(1)
       expect(records![0].submissions, `row ${i}`).toBe(1)
     }
-    await waitFor(async () => (await balance()) === startBalance - cents)
-    const again = await c.run(['transfer', 'batch', file, '--resume'])
+    await waitFor(async () => (await balance(k)) === startBalance - cents)
+    const again = await k.run(['transfer', 'batch', file, '--resume'])
     expect(again.stderr).toContain('resuming: 3000 of 3000 rows were finished by an earlier run')
   }, 180_000)
 })
