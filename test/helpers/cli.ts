@@ -1,12 +1,22 @@
-// Runs the built CLI (bin/run.js) as a user would, in a private HOME and XDG folders, so each
-// test file gets its own profiles and its own local sandbox on a random port.
+// Runs the built CLI as a user would, in a private HOME and XDG folders, so each test file gets
+// its own profiles and its own local sandbox on a random port.
+//
+// By default a command runs in this process: oclif loads this repo's built commands (dist/) with
+// the private environment applied, the command writes to captured streams, and its exit code is
+// the one `BaseCommand.catch` sets. That skips a Node start per command, which is most of the
+// suite's time. What only a real process shows goes to `bin/run.js` as a subprocess: pass
+// `cli({process: true})`, and every run that reads stdin, asks for help or the version, or
+// runs a plugin's command goes there on its own. UNIPAY_TEST_CLI=process runs every command as a
+// subprocess (to compare, or to rule the in-process layer out when a test fails).
 import {spawn} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {Config, settings, type Command} from '@oclif/core'
 
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const BIN = join(ROOT, 'bin/run.js')
 
 export interface RunResult {
   stdout: string
@@ -14,16 +24,26 @@ export interface RunResult {
   code: number
 }
 
+export interface RunOptions {
+  input?: string
+  env?: NodeJS.ProcessEnv
+}
+
 export interface Cli {
   dir: string
   env: NodeJS.ProcessEnv
-  run(args: string[], options?: {input?: string; env?: NodeJS.ProcessEnv}): Promise<RunResult>
+  run(args: string[], options?: RunOptions): Promise<RunResult>
   /** Runs and parses stdout as JSON (the command must be given --json). */
-  json(args: string[], options?: {input?: string}): Promise<{code: number; body: any; stderr: string}>
+  json(args: string[], options?: RunOptions): Promise<{code: number; body: any; stderr: string}>
   cleanup(): Promise<void>
 }
 
-export function cli(): Cli {
+export interface CliOptions {
+  /** Every command as a `bin/run.js` subprocess (exit codes on signals, daemons, kill -9, TTY). */
+  process?: boolean
+}
+
+export function cli(options: CliOptions = {}): Cli {
   const dir = mkdtempSync(join(tmpdir(), 'unipay-cli-'))
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('UNIPAY_')) env[key] = value
@@ -34,23 +54,22 @@ export function cli(): Cli {
     XDG_CACHE_HOME: join(dir, 'cache'),
   })
   mkdirSync(join(dir, 'home'))
-  const run: Cli['run'] = (args, options = {}) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], {env: {...env, ...options.env}, stdio: ['pipe', 'pipe', 'pipe']})
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d) => (stdout += d))
-      child.stderr.on('data', (d) => (stderr += d))
-      child.on('error', reject)
-      child.on('close', (code) => resolve({stdout, stderr, code: code ?? -1}))
-      child.stdin.end(options.input ?? '')
-    })
+  let config: Promise<Config> | undefined
+  const run: Cli['run'] = async (args, runOptions = {}) => {
+    const runEnv = {...env, ...runOptions.env}
+    if (options.process || process.env.UNIPAY_TEST_CLI === 'process' || needsProcess(args, runOptions)) return runProcess(args, runEnv, runOptions.input)
+    // oclif reads HOME and XDG_* when it loads (configDir, dataDir): load with this CLI's env
+    config ??= withEnv(env, () => loadConfig())
+    const found = findCommand(await config, args)
+    if (!found) return runProcess(args, runEnv, runOptions.input)
+    return withEnv(runEnv, () => runInProcess(found.command, found.argv, config!))
+  }
   return {
     dir,
     env,
     run,
-    async json(args, options) {
-      const result = await run([...args, '--json'], options)
+    async json(args, runOptions) {
+      const result = await run([...args, '--json'], runOptions)
       let body: unknown
       try {
         body = JSON.parse(result.stdout)
@@ -63,5 +82,78 @@ export function cli(): Cli {
       await run(['sandbox', 'stop'])
       rmSync(dir, {recursive: true, force: true})
     },
+  }
+}
+
+/** Standard input (fd 0 cannot be given to an in-process command), help and version output. */
+function needsProcess(args: string[], options: RunOptions): boolean {
+  if (options.input) return true
+  return args.some((arg) => arg === '-' || arg.endsWith('=-') || arg.endsWith('-stdin') || arg === '--help' || arg === '-h' || arg === '--version' || arg === 'help')
+}
+
+function runProcess(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({stdout, stderr, code: code ?? -1}))
+    child.stdin.end(input)
+  })
+}
+
+async function loadConfig(): Promise<Config> {
+  // as bin/run.js: the compiled commands, never the sources through a transpiler
+  settings.enableAutoTranspile = false
+  return Config.load({root: ROOT})
+}
+
+/** The longest leading run of words that names one of this CLI's own commands (`pay create`). */
+function findCommand(config: Config, args: string[]): {command: Command.Loadable; argv: string[]} | undefined {
+  const words = args.findIndex((arg) => arg.startsWith('-'))
+  for (let n = words === -1 ? args.length : words; n > 0; n--) {
+    const command = config.findCommand(args.slice(0, n).join(':'))
+    if (command && command.pluginType === 'core') return {command, argv: args.slice(n)}
+  }
+  return undefined
+}
+
+/** What the helper reaches inside a BaseCommand: its streams, and oclif's run-and-catch entry. */
+interface Runnable {
+  io: {out(text: string): void; err(text: string): void; stdoutTty: boolean; stdinTty: boolean}
+  _run(): Promise<unknown>
+}
+
+async function runInProcess(loadable: Command.Loadable, argv: string[], config: Promise<Config>): Promise<RunResult> {
+  let stdout = ''
+  let stderr = ''
+  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`)
+  const CommandClass = (await loadable.load()) as unknown as new (argv: string[], config: Config) => Runnable
+  const command = new CommandClass(argv, await config)
+  command.io = {out: (text) => (stdout += line(text)), err: (text) => (stderr += line(text)), stdoutTty: false, stdinTty: false}
+  // BaseCommand.catch (and a batch with failed rows) report through process.exitCode
+  const saved = process.exitCode
+  process.exitCode = undefined
+  try {
+    await command._run()
+  } catch (error) {
+    stderr += line(error instanceof Error ? (error.stack ?? error.message) : String(error))
+    process.exitCode ||= 1
+  }
+  const code = Number(process.exitCode ?? 0)
+  process.exitCode = saved
+  return {stdout, stderr, code}
+}
+
+/** Runs with this CLI's environment in process.env (commands read HOME, XDG_* and UNIPAY_*). */
+async function withEnv<T>(env: NodeJS.ProcessEnv, body: () => Promise<T>): Promise<T> {
+  const saved = process.env
+  process.env = {...env}
+  try {
+    return await body()
+  } finally {
+    process.env = saved
   }
 }
