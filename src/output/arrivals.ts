@@ -14,7 +14,7 @@ const COLUMNS: [header: string, width: number][] = [
   ['ANSWER', 11],
 ]
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()
 const cells = (values: string[]) => values.map((value, i) => value.padEnd(COLUMNS[i][1])).join(' ')
 
