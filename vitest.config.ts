@@ -4,6 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    // Most test time is waiting (sandbox clocks, HTTP, the browser), not CPU: on a 2-core machine
+    // vitest's default of one worker would run the files one after another.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/summary-reporter.ts'],

@@ -43,6 +43,14 @@ export abstract class BaseCommand extends Command {
 
   protected io: Io = processIo()
 
+  /** The exit code this run ends with; read by tests that run commands in-process. */
+  exitCode = 0
+
+  protected setExitCode(code: number): void {
+    this.exitCode = code
+    process.exitCode = code
+  }
+
   protected get json(): boolean {
     const dash = this.argv.indexOf('--')
     const at = this.argv.indexOf('--json')
@@ -180,7 +188,7 @@ export abstract class BaseCommand extends Command {
       if (!known && !parseError && this.debugging && error.stack) lines.push(error.stack)
       this.io.err(lines.join('\n'))
     }
-    process.exitCode = exitCode
+    this.setExitCode(exitCode)
   }
 
   /** Names each bad field by the flag that sets it, when there is one. */

@@ -120,9 +120,10 @@ function findCommand(config: Config, args: string[]): {command: Command.Loadable
   return undefined
 }
 
-/** What the helper reaches inside a BaseCommand: its streams, and oclif's run-and-catch entry. */
+/** What the helper reaches inside a BaseCommand: its streams, its exit code, oclif's entry. */
 interface Runnable {
   io: {out(text: string): void; err(text: string): void; stdoutTty: boolean; stdinTty: boolean}
+  exitCode: number
   _run(): Promise<unknown>
 }
 
@@ -133,27 +134,30 @@ async function runInProcess(loadable: Command.Loadable, argv: string[], config: 
   const CommandClass = (await loadable.load()) as unknown as new (argv: string[], config: Config) => Runnable
   const command = new CommandClass(argv, await config)
   command.io = {out: (text) => (stdout += line(text)), err: (text) => (stderr += line(text)), stdoutTty: false, stdinTty: false}
-  // BaseCommand.catch (and a batch with failed rows) report through process.exitCode
-  const saved = process.exitCode
-  process.exitCode = undefined
+  let code: number
   try {
     await command._run()
+    code = command.exitCode
   } catch (error) {
     stderr += line(error instanceof Error ? (error.stack ?? error.message) : String(error))
-    process.exitCode ||= 1
+    code = command.exitCode || 1
   }
-  const code = Number(process.exitCode ?? 0)
-  process.exitCode = saved
+  // the command also set process.exitCode, as it must for a real run; this worker is not ending
+  process.exitCode = undefined
   return {stdout, stderr, code}
 }
 
-/** Runs with this CLI's environment in process.env (commands read HOME, XDG_* and UNIPAY_*). */
+// Commands read HOME, XDG_* and UNIPAY_* from process.env. Runs may overlap (a test awaiting
+// several at once): the first to start swaps the environment in, the last to end restores it.
+let envUsers = 0
+let envOutside: NodeJS.ProcessEnv | undefined
+
 async function withEnv<T>(env: NodeJS.ProcessEnv, body: () => Promise<T>): Promise<T> {
-  const saved = process.env
+  if (envUsers++ === 0) envOutside = process.env
   process.env = {...env}
   try {
     return await body()
   } finally {
-    process.env = saved
+    if (--envUsers === 0) process.env = envOutside!
   }
 }

@@ -90,7 +90,7 @@ export default class TransferBatch extends BaseCommand {
     })
     if (failed > 0) {
       this.notice(failureNote(failed, summary, flags.out))
-      process.exitCode = 5
+      this.setExitCode(5)
     }
   }
 
