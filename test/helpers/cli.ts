@@ -115,7 +115,8 @@ function findCommand(config: Config, args: string[]): {command: Command.Loadable
   const words = args.findIndex((arg) => arg.startsWith('-'))
   for (let n = words === -1 ? args.length : words; n > 0; n--) {
     const command = config.findCommand(args.slice(0, n).join(':'))
-    if (command && command.pluginType === 'core') return {command, argv: args.slice(n)}
+    // plugins' commands (help, autocomplete) print through oclif, not through BaseCommand's io
+    if (command && command.pluginName === config.name) return {command, argv: args.slice(n)}
   }
   return undefined
 }
