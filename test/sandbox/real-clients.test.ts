@@ -1,0 +1,107 @@
+// Bodies as the official SDKs send them (written out, signed by an independent signer), and
+// what the client then needs: accepted, with the meaning the SDK intended.
+import {randomBytes} from 'node:crypto'
+import {readFileSync} from 'node:fs'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {endpoints} from '../../src/protocol/endpoints.js'
+import {readEnvelope} from '../../src/protocol/envelope.js'
+import {checkFields} from '../../src/protocol/schemas.js'
+import {formatGmt8} from '../../src/protocol/time.js'
+import {sdkSigned, sdkString} from '../helpers/sdk.js'
+import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+
+let t: TestSandbox
+let merchantPem: string
+beforeAll(async () => {
+  t = await testSandbox()
+  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
+})
+afterAll(async () => {
+  await t.close()
+  removeDir(t.dataDir)
+})
+
+const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
+/** The common fields an SDK fills, in its order. */
+const common = () => ({mchNo: 'M1000000001', appId: 'A1000000001', reqId: unique('R'), nonceStr: randomBytes(16).toString('hex'), reqTime: formatGmt8(new Date())})
+
+async function sdkPost(path: string, body: Record<string, unknown>) {
+  const answer = await t.post(path, sdkSigned(body, merchantPem))
+  expect(readEnvelope(answer.text, t.client.platformKey).verified).toBe(true)
+  return answer.body
+}
+
+/** A pay as the Node SDK sends it: unset optional fields as null, its own `source` field. */
+const sdkPay = (extra: Record<string, unknown> = {}) => ({
+  ...common(),
+  channelMchNo: null,
+  bizOrderNo: unique('B'),
+  title: 'Coffee',
+  description: null,
+  amount: 100,
+  currency: null,
+  method: 'walletA_qr',
+  attach: null,
+  notifyUrl: null,
+  returnUrl: null,
+  expiredTime: null,
+  goodsDetail: null,
+  source: 'unipay-node-sdk/2.3.1',
+  ...extra,
+})
+
+describe('requests as real clients send them', () => {
+  it('accepts a pay with nulls for unset fields and the SDK\'s own `source`', async () => {
+    const answer = await sdkPost(endpoints.pay.path, sdkPay())
+    expect(answer).toMatchObject({code: 0, data: {status: 'progress'}})
+    const queried = await t.send(endpoints.queryPay, {orderNo: answer.data.orderNo})
+    expect(queried.data.attach ?? undefined).toBeUndefined()
+    expect(queried.data).not.toHaveProperty('source')
+  })
+
+  it('treats PHP\'s empty `terminal` ([]) as absent', async () => {
+    const answer = await sdkPost(endpoints.pay.path, sdkPay({terminal: [], goodsDetail: []}))
+    expect(answer.code).toBe(0)
+  })
+
+  it('closes an order with a close sent without useCancel (the default false applies)', async () => {
+    const created = await sdkPost(endpoints.pay.path, sdkPay())
+    const closed = await sdkPost(endpoints.close.path, {...common(), orderNo: created.data.orderNo, bizOrderNo: null})
+    expect(closed).toMatchObject({code: 0, msg: 'success'})
+    const queried = await t.send(endpoints.queryPay, {orderNo: created.data.orderNo})
+    expect(queried.data.status).toBe('close')
+  })
+
+  it('refunds with reason and bizRefundNo null', async () => {
+    const created = await sdkPost(endpoints.pay.path, sdkPay({method: null, authCode: '134567890123456789'}))
+    expect(created.data.status).toBe('success')
+    const refund = await sdkPost(endpoints.refund.path, {...common(), tradeNo: created.data.tradeNo, bizOrderNo: null, amount: 40, reason: null, bizRefundNo: null})
+    expect(refund).toMatchObject({code: 0, data: {status: 'progress'}})
+  })
+
+  it('says "is required" for a null required field', async () => {
+    const answer = await sdkPost(endpoints.pay.path, sdkPay({title: null}))
+    expect(answer).toMatchObject({code: 10506})
+    expect(answer.msg).toBe('title: is required')
+  })
+
+  it('refuses tampering with any received field, the SDK\'s own ones included', async () => {
+    for (const [field, value] of [['source', 'other-sdk/1.0'], ['amount', 101], ['attach', 'x']] as const) {
+      const body = sdkSigned(sdkPay(), merchantPem)
+      const answer = await t.post(endpoints.pay.path, {...body, [field]: value})
+      expect(answer.body.code, field).toBe(20052)
+      expect(answer.body.msg).toContain(sdkString({...body, [field]: value}))
+    }
+    const signed = sdkSigned(sdkPay(), merchantPem)
+    const {source: _dropped, ...withoutSource} = signed
+    expect((await t.post(endpoints.pay.path, withoutSource)).body.code).toBe(20052)
+    // a close signed without useCancel and sent with it is a different request
+    const closeBody = sdkSigned({...common(), bizOrderNo: 'B-any'}, merchantPem)
+    expect((await t.post(endpoints.close.path, {...closeBody, useCancel: false})).body.code).toBe(20052)
+  })
+
+  it('the CLI\'s shared validator takes null and [] as absent too', () => {
+    expect(checkFields(endpoints.pay.fields, sdkPay({terminal: [], goodsDetail: [{goodsId: 'g', goodsName: 'n', quantity: 1, unitPrice: 1, category: null}]}))).toEqual([])
+    expect(checkFields(endpoints.pay.fields, sdkPay({amount: null}))).toEqual([{field: 'amount', message: 'is required'}])
+  })
+})
