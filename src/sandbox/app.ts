@@ -84,7 +84,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const gateway = new GatewayService({store, notifier, now, publicUrl: options.publicUrl})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
   const pages = createPages({gateway, auth: authSessions, now})
-  const replay = new ReplayGuard(now)
+  const replay = new ReplayGuard(now, store)
   const faults = new Faults()
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
@@ -116,6 +116,7 @@ export function createSandboxApp(options: SandboxOptions) {
     store, pay, refunds, notifier, platformKey, now, publicUrl: options.publicUrl,
     md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
     timestampChecks: options.replayChecks !== false,
+    replay: options.replayChecks !== false ? replay : undefined,
   })
   const merchantKeys = new Map<string, KeyObject>()
 

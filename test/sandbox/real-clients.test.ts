@@ -100,6 +100,28 @@ describe('requests as real clients send them', () => {
     expect((await t.post(endpoints.close.path, {...closeBody, useCancel: false})).body.code).toBe(20052)
   })
 
+  it('refuses a refund without bizRefundNo replayed after a restart, so it is not carried out twice', async () => {
+    const own = await testSandbox()
+    try {
+      const pem = readFileSync(own.sandbox.runtime.merchant.privateKeyFile, 'utf8')
+      const paid = await own.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'Tea', amount: 100, authCode: '134567890123456789'})
+      const refund = sdkSigned({...common(), tradeNo: paid.data.tradeNo, amount: 30, reason: null}, pem)
+      expect((await own.post(endpoints.refund.path, refund)).body.code).toBe(0)
+      await own.close()
+      const restarted = await testSandbox({}, own.dataDir)
+      try {
+        const replayed = await restarted.post(endpoints.refund.path, refund)
+        expect(replayed.body).toMatchObject({code: 10409})
+        expect(replayed.body.msg).toMatch(/was already used/)
+        expect((await restarted.send(endpoints.queryPay, {orderNo: paid.data.orderNo})).data.refundableBalance).toBe(70)
+      } finally {
+        await restarted.close()
+      }
+    } finally {
+      removeDir(own.dataDir)
+    }
+  })
+
   it('the CLI\'s shared validator takes null and [] as absent too', () => {
     expect(checkFields(endpoints.pay.fields, sdkPay({terminal: [], goodsDetail: [{goodsId: 'g', goodsName: 'n', quantity: 1, unitPrice: 1, category: null}]}))).toEqual([])
     expect(checkFields(endpoints.pay.fields, sdkPay({amount: null}))).toEqual([{field: 'amount', message: 'is required'}])
