@@ -157,7 +157,7 @@ export function createEpay(deps: EpayDeps) {
     const record = store.get<EpayOrder>(COLLECTION, order.orderNo)
     if (!record?.notifyUrl) return
     const params = notificationParams(record, order)
-    if (params) notifier.emitEasyPay({event, url: record.notifyUrl, mchNo: order.mchNo, params})
+    if (params) notifier.emitEasyPay({event, url: record.notifyUrl, mchNo: order.mchNo, params, signedEachAttempt: record.version === 'v2'})
   })
 
   /** The signed `easy_pay` parameters of a paid order (also what return_url gets). */

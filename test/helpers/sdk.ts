@@ -38,3 +38,13 @@ export function epayV2Sign(params: Record<string, string>, privateKeyPem: string
   pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return oracleSign(pairs.map(([k, v]) => `${k}=${v}`).join('&'), privateKeyPem)
 }
+
+/** The V2 SDK's check of a notification: its selection, the platform public key. */
+export function epayV2Verify(params: Record<string, string>, publicKeyPem: string): boolean {
+  const pairs = Object.entries(params).filter(([k, v]) => k !== 'sign' && k !== 'sign_type' && v.trim() !== '')
+  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const verifier = new jsrsasign.KJUR.crypto.Signature({alg: 'SHA256withRSA'})
+  verifier.init(publicKeyPem)
+  verifier.updateString(pairs.map(([k, v]) => `${k}=${v}`).join('&'))
+  return verifier.verify(jsrsasign.b64tohex(params.sign))
+}
