@@ -192,6 +192,13 @@ export const allocFields = z
   })
   .superRefine(oneOf(['tradeNo', 'bizOrderNo']))
 
+/** Receiver amounts in whole cents: what the official SDKs send, and some deployments take. */
+export const allocFieldsInCents = allocFields.safeExtend({
+  receivers: z
+    .array(allocReceiver.safeExtend({amount: integer(1, Math.round(MAX_ALLOC_YUAN * 100))}), {error: requiredOr('a list')})
+    .min(1, 'needs at least one receiver'),
+})
+
 export const queryAllocFields = z
   .object({...commonFields, allocNo: text(100).optional(), bizAllocNo: text(100).optional()})
   .superRefine(oneOf(['allocNo', 'bizAllocNo']))
