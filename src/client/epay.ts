@@ -7,7 +7,7 @@ import {endpointUrl} from './http.js'
 import type {KeyObject} from 'node:crypto'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
-import {epayStringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
+import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import {JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 
@@ -100,7 +100,7 @@ export function buildEpayRequest(config: EpayConfig, spec: EpayCallSpec): EpayRe
   if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
   const now = (config.now ?? (() => new Date()))()
   params.timestamp = String(Math.floor(now.getTime() / 1000))
-  const text = epayStringToSign(params)
+  const text = epayV2StringToSign(params)
   return {version: 'v2', url, params: {...params, sign: signRsa(params, config.privateKey), sign_type: 'RSA'}, canonicalString: text}
 }
 
@@ -202,7 +202,7 @@ export function verifyV2Answer(config: Pick<EpayConfig, 'platformKey' | 'now'>, 
   if (flat.sign_type !== 'RSA') throw new SignatureError(`the answer's sign_type is "${flat.sign_type ?? ''}", not RSA`, body)
   if (!verifyRsa(flat, flat.sign, config.platformKey)) {
     const error = new SignatureError('the answer\'s signature does not verify with the platform public key: it was altered or signed with another key', body)
-    error.hint = `string to sign by the rule: ${epayStringToSign(flat)}`
+    error.hint = `string to sign by the rule: ${epayV2StringToSign(flat)}`
     throw error
   }
   const timestamp = flat.timestamp

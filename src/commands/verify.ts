@@ -14,7 +14,7 @@ import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource} from '../
 export default class Verify extends BaseCommand {
   static summary = 'Check the signature of a response, callback or request, and explain a failure'
   static description =
-    'Verifies the body\'s sign over the /unipay/* string to sign. Exit 0 when it verifies; exit 3 when not, naming the difference that explains it: a field added or dropped, empty or null values handled differently, a number reformatted, key order, or the wrong key. Without --public-key: the profile\'s platform public key (or, with --request, the merchant public key of the profile\'s private key).\n\nWith --callback, --data is a saved callback: a system JSON body, or an easy_pay notification as a query string or a whole URL (anything not starting with `{`). An easy_pay MD5 sign is checked with the profile\'s md5Key or --md5-key-file, an RSA sign with the platform key; a failure is explained the same way (the MD5 key appended as `&key=`, empty values kept, values URL-encoded, sign_type signed, another key). The MD5 key is never printed.'
+    'Verifies the body\'s sign over the /unipay/* string to sign. Exit 0 when it verifies; exit 3 when not, naming the difference that explains it: a field added or dropped, empty or null values handled differently, a number reformatted, key order, or the wrong key. Without --public-key: the profile\'s platform public key (or, with --request, the merchant public key of the profile\'s private key).\n\nWith --callback, --data is a saved callback: a system JSON body, or an easy_pay notification as a query string or a whole URL (anything not starting with `{`). An easy_pay MD5 sign is checked with the profile\'s md5Key or --md5-key-file, an RSA sign with the platform key; a failure is explained the same way (the MD5 key appended as `&key=`, empty values kept, values URL-encoded, sign_type signed, another key). An RSA (V2) notification whose timestamp is more than 300 s from this machine\'s clock fails too (exit 3, with its age): V2 clients refuse it. The MD5 key is never printed.'
 
   static examples = [
     '<%= config.bin %> verify --data @response.json',
@@ -48,10 +48,12 @@ export default class Verify extends BaseCommand {
     const input = flags.callback && !epay ? readText(flags.data, '--data').replace(/^\uFEFF/, '').trim() : flags.data
     const source = await this.keySource(flags)
     const asRequest = Boolean(flags.request)
+    // a notification is judged as its receiver would judge it now, timestamp window included
+    const callbackAt = flags.callback ? new Date() : undefined
     const outcome = epay
-      ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', readEpayParams(input), source, asRequest)
+      ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', readEpayParams(input), source, asRequest, callbackAt)
       : flags.callback && !input.startsWith('{')
-        ? await verifyEasyPay(parseEasyPayInput(input), source, asRequest)
+        ? await verifyEasyPay(parseEasyPayInput(input), source, asRequest, callbackAt)
         : await verifyUnipay(readJsonData(input), source, asRequest)
     if (!outcome.verified) {
       const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)

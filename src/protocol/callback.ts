@@ -8,6 +8,7 @@ import {diagnoseEpayMd5, diagnoseEpayRsa, type EpayDiagnosis} from './epay-diagn
 import {epayStringToSign} from './epay.js'
 import {isLosslessNumber, type JsonValue} from './json.js'
 import {keyFingerprint} from './keys.js'
+import {EPAY_TIMESTAMP_WINDOW_SECONDS} from './epay-api.js'
 import {MoneyFormatError, yuanToCents} from './money.js'
 
 export type CallbackProtocol = 'system' | 'easy_pay'
@@ -142,4 +143,17 @@ export function checkEasyPayCallback(params: Record<string, string>, keys: Callb
     matchingString: diagnosis.matchingString,
     summary,
   }
+}
+
+/**
+ * Why an RSA (V2) notification would be refused for its age, when it would: V2 clients refuse a
+ * `timestamp` more than 300 s from their clock, whatever the signature says.
+ */
+export function staleEasyPayTimestamp(params: Record<string, string>, now: Date): string | undefined {
+  const timestamp = params.timestamp
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return undefined
+  const age = Math.floor(now.getTime() / 1000) - Number(timestamp)
+  if (Math.abs(age) <= EPAY_TIMESTAMP_WINDOW_SECONDS) return undefined
+  const off = age > 0 ? `${age} s old` : `${-age} s ahead of this machine's clock`
+  return `the signature holds, but its timestamp ${timestamp} is ${off} (V2 clients refuse more than ${EPAY_TIMESTAMP_WINDOW_SECONDS} s): have the platform send it again, with a fresh timestamp`
 }

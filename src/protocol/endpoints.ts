@@ -1,5 +1,6 @@
 // The endpoint catalog: path, what the request may carry, and how it may be retried. The
-// client sends only declared fields; the sandbox rebuilds the string to sign from them.
+// client sends only declared fields; the sandbox verifies over whatever it received, then
+// keeps the declared ones.
 import {z} from 'zod'
 import {
   allocFields,
@@ -23,7 +24,7 @@ export interface Endpoint {
   /** `create` calls are never resent with a new reqId; `read` calls may be. */
   kind: 'create' | 'read' | 'action'
   fields: z.ZodObject
-  /** Defaults the server fills before rebuilding the string, so the client must send them. */
+  /** Defaults the server fills after verifying (absent fields stay out of the string to sign). */
   defaults?: Record<string, unknown>
 }
 

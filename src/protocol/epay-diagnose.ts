@@ -3,7 +3,7 @@
 // never part of what is returned: strings show where it goes as a placeholder.
 import type {KeyObject} from 'node:crypto'
 import {joinPairs as join, type Pair} from './canonical.js'
-import {epayPairs, epayStringToSign, md5Matches, sortByKeyBytes, type EpayParams, type Md5KeyForm} from './epay.js'
+import {epayPairs, epayRsaStrings, epayStringToSign, md5Matches, sortByKeyBytes, type EpayParams, type Md5KeyForm} from './epay.js'
 import {keyFingerprint} from './keys.js'
 import {verifyString} from './signature.js'
 
@@ -83,8 +83,10 @@ export function diagnoseEpayMd5(input: {params: EpayParams; sign: string; md5Key
 
 export function diagnoseEpayRsa(input: {params: EpayParams; sign: string; key: KeyObject; otherKeys?: {name: string; key: KeyObject}[]}): EpayDiagnosis {
   const {params, sign, key, otherKeys = []} = input
-  const expectedString = epayStringToSign(params)
+  const [expectedString, ...alsoAccepted] = epayRsaStrings(params)
   if (verifyString(expectedString, sign, key)) return {verified: true, expectedString}
+  // signed by a server that keeps whitespace-only values: accepted too (protocol-notes section 7)
+  for (const text of alsoAccepted) if (verifyString(text, sign, key)) return {verified: true, expectedString: text}
   for (const other of otherKeys) {
     if (verifyString(expectedString, sign, other.key)) {
       return {

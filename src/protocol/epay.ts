@@ -20,20 +20,38 @@ export function sortByKeyBytes(pairs: Pair[]): Pair[] {
 /**
  * The signed pairs, sorted: every parameter but `sign`, `sign_type`, empty strings and
  * missing values. Arrays and objects are skipped too: V2 JSON bodies may carry them, while a
- * form-decoded V1 request never does, so one selection serves both.
+ * form-decoded V1 request never does, so one selection serves both. `trimmed` also drops
+ * values that are empty after trimming whitespace: the V2 selection (V1 keeps them).
  */
-export function epayPairs(params: EpayParams): Pair[] {
+export function epayPairs(params: EpayParams, trimmed = false): Pair[] {
   const pairs: Pair[] = []
   for (const [key, value] of Object.entries(params)) {
     if (SKIPPED.has(key) || value === null || value === undefined || value === '' || typeof value === 'object') continue
-    pairs.push([key, String(value)])
+    const text = String(value)
+    if (trimmed && text.trim() === '') continue
+    pairs.push([key, text])
   }
   return sortByKeyBytes(pairs)
 }
 
-/** `k=v&k=v` over the signed pairs, values raw (decoded, never URL-encoded); nothing appended. */
+/** `k=v&k=v` over the signed pairs (V1 selection), values raw (decoded, never URL-encoded); nothing appended. */
 export function epayStringToSign(params: EpayParams): string {
   return joinPairs(epayPairs(params))
+}
+
+/** The V2 string to sign: whitespace-only values dropped, as the V2 merchant SDK does. */
+export function epayV2StringToSign(params: EpayParams): string {
+  return joinPairs(epayPairs(params, true))
+}
+
+/**
+ * The strings a V2 signature is accepted over: the V2 selection, then (when it differs) the
+ * one that keeps whitespace-only values, since some servers and clients drop only empty ones.
+ */
+export function epayRsaStrings(params: EpayParams): string[] {
+  const v2 = epayV2StringToSign(params)
+  const v1 = epayStringToSign(params)
+  return v1 === v2 ? [v2] : [v2, v1]
 }
 
 /** MD5 over a string to sign with the key appended; lower-case hex. */
@@ -59,9 +77,9 @@ export function verifyMd5(params: EpayParams, sign: string, md5Key: string, form
 }
 
 export function signRsa(params: EpayParams, privateKey: KeyObject): string {
-  return signString(epayStringToSign(params), privateKey)
+  return signString(epayV2StringToSign(params), privateKey)
 }
 
 export function verifyRsa(params: EpayParams, sign: string, publicKey: KeyObject): boolean {
-  return verifyString(epayStringToSign(params), sign, publicKey)
+  return epayRsaStrings(params).some((text) => verifyString(text, sign, publicKey))
 }

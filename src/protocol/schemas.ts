@@ -192,6 +192,13 @@ export const allocFields = z
   })
   .superRefine(oneOf(['tradeNo', 'bizOrderNo']))
 
+/** Receiver amounts in whole cents: what the official SDKs send, and some deployments take. */
+export const allocFieldsInCents = allocFields.safeExtend({
+  receivers: z
+    .array(allocReceiver.safeExtend({amount: integer(1, Math.round(MAX_ALLOC_YUAN * 100))}), {error: requiredOr('a list')})
+    .min(1, 'needs at least one receiver'),
+})
+
 export const queryAllocFields = z
   .object({...commonFields, allocNo: text(100).optional(), bizAllocNo: text(100).optional()})
   .superRefine(oneOf(['allocNo', 'bizAllocNo']))
@@ -318,9 +325,38 @@ export interface FieldProblem {
   message: string
 }
 
+/** The schema under `.optional()` / `.nullable()` wrappers. */
+function unwrapped(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let inner = schema
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) inner = inner.unwrap() as z.ZodType
+  return inner
+}
+
+/**
+ * What a body means once absent values are taken out (protocol-notes section 1): SDKs send
+ * unset fields as `null`, and PHP encodes an empty map as `[]`, so a `null` anywhere and an
+ * empty array where an object is expected are absent, never "is required" or a type error.
+ */
+export function dropAbsent(schema: z.ZodType | undefined, value: unknown): unknown {
+  const inner = unwrapped(schema)
+  if (Array.isArray(value)) {
+    const item = inner instanceof z.ZodArray ? (inner.element as z.ZodType) : undefined
+    return value.map((entry) => dropAbsent(item, entry))
+  }
+  if (value === null || typeof value !== 'object') return value
+  const shape = inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : {}
+  const out: Record<string, unknown> = {}
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry === null || entry === undefined) continue
+    if (Array.isArray(entry) && entry.length === 0 && unwrapped(shape[key]) instanceof z.ZodObject) continue
+    out[key] = dropAbsent(shape[key], entry)
+  }
+  return out
+}
+
 /** Validates a body; problems name the field path the way the spec writes it. */
 export function checkFields(schema: z.ZodType, body: unknown): FieldProblem[] {
-  const result = schema.safeParse(body)
+  const result = schema.safeParse(dropAbsent(schema, body))
   if (result.success) return []
   return result.error.issues.map((issue) => ({
     field: issue.path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index ? `.${String(part)}` : String(part))).join(''),

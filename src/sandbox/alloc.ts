@@ -58,9 +58,16 @@ export function allocResult(a: Allocation) {
   return {allocNo: a.allocNo, bizAllocNo: a.bizAllocNo, status: a.status, errorMsg: a.errorMsg}
 }
 
-export function allocOrderResult(a: Allocation) {
-  const {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, status, errorMsg, finishTime, attach, details} = a
-  return {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, amount: a.amountCents, status, errorMsg, finishTime, attach, details}
+/** Which unit a merchant's allocation amounts are in, both ways (yuan unless it chose cents). */
+export type AllocAmountUnit = 'yuan' | 'cents'
+
+/** The allocation as answered: the total and every receiver amount in the merchant's unit. */
+export function allocOrderResult(a: Allocation, unit: AllocAmountUnit = 'yuan') {
+  const {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, status, errorMsg, finishTime, attach} = a
+  // receiver amounts are kept in yuan, as the spec writes them
+  const details = unit === 'cents' ? a.details.map((d) => ({...d, amount: yuanToCents(String(d.amount))})) : a.details
+  const amount = unit === 'cents' ? a.amountCents : a.amountCents / 100
+  return {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, amount, status, errorMsg, finishTime, attach, details}
 }
 
 const receiverKey = (mchNo: string, type: string, account: string) => `${mchNo}\u0000${type}\u0000${account}`
@@ -186,7 +193,7 @@ export class AllocService {
           url: settled.notifyUrl,
           mchNo: settled.mchNo,
           appId: settled.appId || undefined,
-          data: allocOrderResult(settled),
+          data: allocOrderResult(settled, this.deps.store.get<{allocAmountUnit?: AllocAmountUnit}>('merchants', settled.mchNo)?.allocAmountUnit),
         })
       }
     }

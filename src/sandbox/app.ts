@@ -1,5 +1,5 @@
 // The sandbox platform as a request handler (no listening here): route from the endpoint
-// catalog, parse the raw body, check common fields, merchant, signature over the declared
+// catalog, parse the raw body, check common fields, merchant, signature over the received
 // fields, replay, field rules; then the domain; every answer a signed SignedResult.
 import {createPrivateKey, createPublicKey, randomUUID, type KeyObject} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
@@ -8,11 +8,11 @@ import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
-import {ALLOC_RECEIVER_TYPES, checkFields, type AllocRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
+import {ALLOC_RECEIVER_TYPES, allocFieldsInCents, checkFields, dropAbsent, type AllocRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
 import type {GatewayPrePayRequest, GenerateAuthUrlRequest} from '../protocol/schemas.js'
 import {signString, verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
-import {AllocService, allocOrderResult, allocResult} from './alloc.js'
+import {AllocService, allocOrderResult, allocResult, type AllocAmountUnit} from './alloc.js'
 import {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
 import {GatewayService, gatewayOrderResult} from './gateway.js'
@@ -33,6 +33,8 @@ export interface Merchant {
   appIds: string[]
   defaultAppId: string
   publicKeyPem: string
+  /** Receiver amounts of allocations, in requests and answers (default yuan, as the spec says). */
+  allocAmountUnit?: AllocAmountUnit
 }
 
 export interface SandboxOptions {
@@ -52,6 +54,8 @@ export interface SandboxOptions {
 
 interface CallContext {
   body: Record<string, unknown>
+  /** The body as received, for the string to sign. */
+  received: JsonObject
   merchant: Merchant
   appId: string
   clientIp?: string
@@ -82,7 +86,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const gateway = new GatewayService({store, notifier, now, publicUrl: options.publicUrl})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
   const pages = createPages({gateway, auth: authSessions, now})
-  const replay = new ReplayGuard(now)
+  const replay = new ReplayGuard(now, store)
   const faults = new Faults()
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
@@ -114,6 +118,7 @@ export function createSandboxApp(options: SandboxOptions) {
     store, pay, refunds, notifier, platformKey, now, publicUrl: options.publicUrl,
     md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
     timestampChecks: options.replayChecks !== false,
+    replay: options.replayChecks !== false ? replay : undefined,
   })
   const merchantKeys = new Map<string, KeyObject>()
 
@@ -146,8 +151,22 @@ export function createSandboxApp(options: SandboxOptions) {
       endpoints.syncRefund.path,
       {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => ({orderStatus: refunds.find(merchant.mchNo, body).status, adjust: false})},
     ],
-    [endpoints.alloc.path, {endpoint: endpoints.alloc, handle: ({body, appId}) => allocResult(allocs.create(body as AllocRequest, appId))}],
-    [endpoints.queryAlloc.path, {endpoint: endpoints.queryAlloc, handle: ({body, merchant}) => allocOrderResult(allocs.find(merchant.mchNo, body))}],
+    [
+      endpoints.alloc.path,
+      {
+        endpoint: endpoints.alloc,
+        handle: ({body, appId, merchant}) => {
+          const request = body as AllocRequest
+          // kept in yuan inside; a cents merchant's whole cents are exact as yuan numbers (60 -> 0.6)
+          const receivers = merchant.allocAmountUnit === 'cents' ? request.receivers.map((r) => ({...r, amount: r.amount / 100})) : request.receivers
+          return allocResult(allocs.create({...request, receivers}, appId))
+        },
+      },
+    ],
+    [
+      endpoints.queryAlloc.path,
+      {endpoint: endpoints.queryAlloc, handle: ({body, merchant}) => allocOrderResult(allocs.find(merchant.mchNo, body), merchant.allocAmountUnit)},
+    ],
     [
       endpoints.syncAlloc.path,
       {endpoint: endpoints.syncAlloc, handle: ({body, merchant}) => ({orderStatus: allocs.find(merchant.mchNo, body).status, adjust: false})},
@@ -168,11 +187,11 @@ export function createSandboxApp(options: SandboxOptions) {
       endpoints.ping.path,
       {
         endpoint: endpoints.ping,
-        handle: ({body, merchant, appId}) => ({
+        handle: ({body, received, merchant, appId}) => ({
           mchNo: merchant.mchNo,
           appId,
           appFromDefault: !body.appId,
-          serverSignStr: signedString(endpoints.ping, body as JsonObject),
+          serverSignStr: canonicalString(received),
         }),
       },
     ],
@@ -191,13 +210,6 @@ export function createSandboxApp(options: SandboxOptions) {
     let key = merchantKeys.get(merchant.mchNo)
     if (!key) merchantKeys.set(merchant.mchNo, (key = loadPublicKey(merchant.publicKeyPem)))
     return key
-  }
-
-  /** The string the platform rebuilds: declared fields only, after filling defaults. */
-  function signedString(endpoint: Endpoint, raw: JsonObject): string {
-    const declared: Record<string, unknown> = {...endpoint.defaults}
-    for (const field of declaredFields(endpoint)) if (raw[field] !== undefined) declared[field] = raw[field]
-    return canonicalString(declared)
   }
 
   function signedAnswer(code: number, msg: string, data: unknown, reqId: string): string {
@@ -224,24 +236,26 @@ export function createSandboxApp(options: SandboxOptions) {
       if (!merchant) return fail(20023, `merchant ${raw.mchNo as string} is unknown or disabled`)
       const appId = typeof raw.appId === 'string' && raw.appId !== '' ? raw.appId : merchant.defaultAppId
       if (!merchant.appIds.includes(appId)) fail(20023, `app ${appId} is not configured for merchant ${merchant.mchNo}`)
-      const serverString = signedString(route.endpoint, raw)
+      // over every field received, exactly as sent: the same rule as `unipay verify --request`
+      const serverString = canonicalString(raw)
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
         fail(20052, `signature verification failed; server string to sign: ${serverString}`)
       }
       if (options.replayChecks !== false) {
         replay.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
       }
-      // handlers see only what the signature covered: the declared fields, defaults filled
-      const declared: Record<string, unknown> = {...route.endpoint.defaults}
-      for (const field of declaredFields(route.endpoint)) if (raw[field] !== undefined) declared[field] = raw[field]
-      const plain = toPlain(declared) as Record<string, unknown>
+      // only once the signature holds: absent values out, undeclared fields ignored, defaults filled
+      const fields = route.endpoint === endpoints.alloc && merchant.allocAmountUnit === 'cents' ? allocFieldsInCents : route.endpoint.fields
+      const received = dropAbsent(fields, toPlain(raw)) as Record<string, unknown>
+      const plain: Record<string, unknown> = {...route.endpoint.defaults}
+      for (const field of declaredFields(route.endpoint)) if (received[field] !== undefined) plain[field] = received[field]
       if (route.endpoint === endpoints.pay) authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)
       }
-      const problems = checkFields(route.endpoint.fields, plain)
+      const problems = checkFields(fields, plain)
       if (problems.length > 0) fail(10506, problems.map((p) => `${p.field}: ${p.message}`).join('; '))
-      const data = route.handle({body: plain, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
+      const data = route.handle({body: plain, received: raw, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
       return signedAnswer(0, 'success', data, reqId)
     } catch (error) {
       if (error instanceof PlatformFailure) return signedAnswer(error.code, error.message, null, reqId)
@@ -290,6 +304,15 @@ export function createSandboxApp(options: SandboxOptions) {
       const appId = input.appId ?? `A${input.mchNo}`
       registerMerchant({mchNo: input.mchNo, appIds: [appId], defaultAppId: appId, publicKeyPem: input.publicKeyPem!})
       return {status: 200, body: {mchNo: input.mchNo, appId}}
+    }
+    if (method === 'POST' && path === '/_sandbox/merchants/settings') {
+      const input = JSON.parse(rawText || '{}') as {mchNo?: string; allocAmountUnit?: string}
+      const merchant = store.get<Merchant>('merchants', input.mchNo ?? '')
+      if (!merchant) return {status: 400, body: {code: 20023, message: `no merchant ${input.mchNo ?? ''}`}}
+      const unit = input.allocAmountUnit ?? merchant.allocAmountUnit ?? 'yuan'
+      if (unit !== 'yuan' && unit !== 'cents') return {status: 400, body: {code: 10506, message: 'allocAmountUnit: yuan or cents'}}
+      registerMerchant({...merchant, allocAmountUnit: unit})
+      return {status: 200, body: {mchNo: merchant.mchNo, allocAmountUnit: unit}}
     }
     if (path === '/_sandbox/receivers') {
       const input = method === 'POST' ? (JSON.parse(rawText || '{}') as Record<string, string | undefined>) : {}

@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {canonicalString} from '../protocol/canonical.js'
 import {EPAY_DEVICES, EPAY_TIMESTAMP_WINDOW_SECONDS, EPAY_V1_PATHS, EPAY_V2_PREFIX, epayMoneyToCents, isWallet, PAY_TYPE_OF_BODY, readTypeAndMethod} from '../protocol/epay-api.js'
 import type {EpayMode, EpayVersion, EpayWallet} from '../protocol/epay-api.js'
-import {epayStringToSign, md5Matches, signMd5, signRsa, type Md5KeyForm} from '../protocol/epay.js'
+import {epayRsaStrings, epayStringToSign, md5Matches, signMd5, signRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {PAY_METHODS} from '../protocol/enums.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {loadPublicKey} from '../protocol/keys.js'
@@ -23,6 +23,7 @@ import {fail, PlatformFailure} from './errors.js'
 import type {Notifier} from './notifier.js'
 import {payOrderResult, type PayOrder, type PayService} from './pay.js'
 import {refundOrderResult, refundResult, type RefundOrder, type RefundService} from './refund.js'
+import type {ReplayGuard} from './replay.js'
 import type {Store} from './store.js'
 import {escapeHtml, pageHeaders} from './html.js'
 
@@ -44,6 +45,8 @@ export interface EpayDeps {
   md5Keys: (mchNo: string) => EpaySecret | undefined
   /** The V2 timestamp window (on by default, switched off with the replay checks). */
   timestampChecks?: boolean
+  /** Refuses a V2 request whose signature was already received (absent: replay checks off). */
+  replay?: ReplayGuard
 }
 
 export interface EpayAnswer {
@@ -79,6 +82,16 @@ const COLLECTION = 'epayOrders'
 const JSON_TYPE = 'application/json; charset=utf-8'
 const PAGE_PREFIX = '/epay/pay/'
 
+/**
+ * Whether the same signed request may simply be answered again: reads (a client polling twice
+ * in one second signs the same bytes), and calls whose idempotency key makes a repeat return
+ * the first result. Anything else repeated with the same signature is a replay.
+ */
+function repeatable(action: string, params: Params): boolean {
+  if (action === 'query' || action === 'refund_query' || action === 'create' || action === 'submit') return true
+  return action === 'refund' && Boolean(params.out_refund_no)
+}
+
 /** The merchant's MD5 key for V1, created on first start in the keys folder (0600) like its RSA keys. */
 export function ensureMd5Key(dir: string, name: string): {file: string; md5Key: string} {
   mkdirSync(dir, {recursive: true, mode: 0o700})
@@ -104,7 +117,27 @@ const PARAM_NAMES: Record<string, string> = {
   bizRefundNo: 'out_refund_no',
 }
 
-const describeProblems = (problems: FieldProblem[]) => problems.map((p) => `${PARAM_NAMES[p.field] ?? p.field}: ${p.message}`).join('; ')
+/** Field problems in the epay client's words: its parameter names, limits on money in yuan. */
+const describeProblems = (problems: FieldProblem[]) =>
+  problems
+    .map((p) => {
+      const message = p.field === 'amount' ? `${p.message.replace(/\d+$/, (cents) => centsToYuan(Number(cents)))} (yuan)` : p.message
+      return `${PARAM_NAMES[p.field] ?? p.field}: ${message}`
+    })
+    .join('; ')
+
+/** A refund refused by the RefundService, reworded with epay names and yuan. */
+function epayRefundFailure(error: PlatformFailure, order: PayOrder, amount: number, outRefundNo: string | undefined): never {
+  switch (error.code) {
+    case 20060:
+      return fail(20060, `money ${centsToYuan(amount)} is over what can still be refunded of trade_no ${order.orderNo} (${centsToYuan(order.refundableBalance)} yuan)`)
+    case 10507:
+      return fail(10507, `out_refund_no ${outRefundNo ?? ''} was already used for this order with different parameters`)
+    case 20044:
+      return fail(20044, `trade_no ${order.orderNo} is not paid (${order.status}): only a paid order can be refunded`)
+  }
+  throw error
+}
 
 const esc = escapeHtml
 
@@ -124,7 +157,7 @@ export function createEpay(deps: EpayDeps) {
     const record = store.get<EpayOrder>(COLLECTION, order.orderNo)
     if (!record?.notifyUrl) return
     const params = notificationParams(record, order)
-    if (params) notifier.emitEasyPay({event, url: record.notifyUrl, mchNo: order.mchNo, params})
+    if (params) notifier.emitEasyPay({event, url: record.notifyUrl, mchNo: order.mchNo, params, signedEachAttempt: record.version === 'v2'})
   })
 
   /** The signed `easy_pay` parameters of a paid order (also what return_url gets). */
@@ -186,8 +219,8 @@ export function createEpay(deps: EpayDeps) {
     return merchant
   }
 
-  /** V2: RSA only, signed by the merchant key, timestamp within the window. */
-  function checkV2(params: Params): StoredMerchant {
+  /** V2: RSA only, signed by the merchant key, timestamp within the window, not a replay. */
+  function checkV2(params: Params, action: string): StoredMerchant {
     const merchant = merchantOf(params)
     // The spec makes sign_type required; common clients leave it out (the vectors do): tolerated as RSA.
     const signType = params.sign_type || 'RSA'
@@ -199,14 +232,17 @@ export function createEpay(deps: EpayDeps) {
     const timestamp = params.timestamp
     if (!timestamp) fail(10506, 'timestamp: is required (Unix seconds, signed)')
     if (!/^\d{1,12}$/.test(timestamp)) fail(10506, `timestamp: "${timestamp}" is not Unix seconds`)
-    const text = epayStringToSign(params)
-    if (!verifyString(text, params.sign, publicKeyOf(merchant))) {
+    // the V2 selection (whitespace-only values dropped), or the one that keeps them
+    const [text, ...alsoAccepted] = epayRsaStrings(params)
+    const key = publicKeyOf(merchant)
+    if (![text, ...alsoAccepted].some((candidate) => verifyString(candidate, params.sign, key))) {
       fail(20052, `signature verification failed (RSA, the merchant public key); server string to sign: ${text}`)
     }
     const offBy = Number(timestamp) - nowSeconds()
     if (deps.timestampChecks !== false && Math.abs(offBy) > EPAY_TIMESTAMP_WINDOW_SECONDS) {
       fail(10410, `timestamp ${timestamp} is ${Math.abs(offBy)} s ${offBy < 0 ? 'behind' : 'ahead of'} the platform clock (at most ${EPAY_TIMESTAMP_WINDOW_SECONDS} s allowed): sign a fresh request`)
     }
+    if (!repeatable(action, params)) deps.replay?.checkSignature(merchant.mchNo, params.sign, Number(timestamp))
     return merchant
   }
 
@@ -320,6 +356,8 @@ export function createEpay(deps: EpayDeps) {
       param: order.attach ?? '',
       buyer: order.buyerId ?? '',
     }
+    // what refunds took (accepted ones reserve their amount), once anything was refunded
+    if (order.refundableBalance < order.amount) flat.refundmoney = centsToYuan(order.amount - order.refundableBalance)
     const {orderNo, bizOrderNo, status, amount, realAmount, payTime, refundStatus, refundableBalance} = payOrderResult(order)
     return {data: {orderNo, bizOrderNo, status, amount, realAmount, payTime, refundStatus, refundableBalance}, flat}
   }
@@ -331,9 +369,15 @@ export function createEpay(deps: EpayDeps) {
       trade_no: refund.orderNo,
       out_trade_no: refund.bizOrderNo,
       money: centsToYuan(refund.amount),
+      // what the merchant's balance gives up: the whole refund (the sandbox keeps no fee)
+      reducemoney: centsToYuan(refund.amount),
       status: refund.status,
     }
-    if (full) flat.endtime = refund.finishTime ?? ''
+    if (full) {
+      // refundquery: numeric, never a word, since clients test `status == 1`
+      flat.status = refund.status === 'success' ? 1 : 0
+      flat.endtime = refund.finishTime ?? ''
+    }
     return {data: full ? refundOrderResult(refund) : refundResult(refund), flat}
   }
 
@@ -344,12 +388,23 @@ export function createEpay(deps: EpayDeps) {
     if (params.out_refund_no) request.bizRefundNo = params.out_refund_no
     const problems = checkFields(endpoints.refund.fields, request)
     if (problems.length > 0) fail(10506, describeProblems(problems))
-    return refundFields(refunds.create(request as RefundRequest), false)
+    try {
+      return refundFields(refunds.create(request as RefundRequest), false)
+    } catch (error) {
+      if (!(error instanceof PlatformFailure)) throw error
+      return epayRefundFailure(error, order, amount, params.out_refund_no)
+    }
   }
 
   function refundQuery(params: Params, merchant: StoredMerchant) {
     if (!params.refund_no && !params.out_refund_no) fail(10506, 'out_refund_no: one of out_refund_no / refund_no is required')
-    const found = refunds.find(merchant.mchNo, params.refund_no ? {refundNo: params.refund_no} : {bizRefundNo: params.out_refund_no})
+    let found: RefundOrder
+    try {
+      found = refunds.find(merchant.mchNo, params.refund_no ? {refundNo: params.refund_no} : {bizRefundNo: params.out_refund_no})
+    } catch (error) {
+      if (!(error instanceof PlatformFailure)) throw error
+      return fail(error.code, params.refund_no ? `no refund with refund_no ${params.refund_no}` : `no refund with out_refund_no ${params.out_refund_no}`)
+    }
     return refundFields(found, true)
   }
 
@@ -386,7 +441,7 @@ export function createEpay(deps: EpayDeps) {
   function api(version: EpayVersion, action: string, params: Params): EpayAnswer {
     try {
       if (version === 'v1' && action === 'query') return answer(version, 0, 'success', v1Query(params))
-      const merchant = version === 'v1' ? checkV1(params) : checkV2(params)
+      const merchant = version === 'v1' ? checkV1(params) : checkV2(params, action)
       switch (action) {
         case 'submit': {
           const order = create(version, params, merchant)

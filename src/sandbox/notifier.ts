@@ -1,19 +1,24 @@
 // Callback delivery (protocol-notes section 5): signed `system` envelopes POSTed to notifyUrl,
 // acknowledged by 2xx and a body of SUCCESS, retried on the schedule, every attempt kept on disk
 // so that a restart resumes where it stopped. An attempt is marked before it is sent, so one cut
-// short by a kill is logged (unacknowledged) after the restart instead of vanishing.
+// short by a kill is logged (unacknowledged) after the restart instead of vanishing. An epay V2
+// notification is signed afresh at every attempt: its receivers refuse a `timestamp` over 300 s old.
 import {randomUUID} from 'node:crypto'
 import type {KeyObject} from 'node:crypto'
 import {canonicalString, flattenToStrings} from '../protocol/canonical.js'
 import type {Attempt, Notification} from '../protocol/notifications.js'
+import {signRsa} from '../protocol/epay.js'
 import {signString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {Store} from './store.js'
 
 export type {Attempt, Notification}
 
-/** A stored notification; `easy_pay` ones are a GET of `url` (the signed parameters in its query), with no body. */
-type Delivery = Notification & {protocol?: 'system' | 'easy_pay'}
+/**
+ * A stored notification; `easy_pay` ones are a GET of `url` (the signed parameters in its query),
+ * with no body. A V2 one keeps its notify_url and unsigned parameters, to sign each attempt.
+ */
+type Delivery = Notification & {protocol?: 'system' | 'easy_pay'; notifyUrl?: string; v2Params?: Record<string, string>}
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -93,24 +98,36 @@ export class Notifier {
   /**
    * Records an `easy_pay` notification (protocol-notes section 7): a GET to notify_url with the
    * signed parameters appended to its query; acknowledged, retried and logged like the others.
+   * V2 (`signedEachAttempt`) gets a fresh `timestamp` and platform signature at every attempt.
    */
-  emitEasyPay(input: {event: string; url: string; mchNo: string; params: Record<string, string>}): Notification {
+  emitEasyPay(input: {event: string; url: string; mchNo: string; params: Record<string, string>; signedEachAttempt?: boolean}): Notification {
     const {now} = this.options
     const id = randomUUID()
-    const target = new URL(input.url)
-    for (const [key, value] of Object.entries(input.params)) target.searchParams.append(key, value)
+    let v2Params: Record<string, string> | undefined
+    if (input.signedEachAttempt) {
+      const {sign: _sign, sign_type: _signType, timestamp: _timestamp, ...unsigned} = input.params
+      v2Params = unsigned
+    }
     const notification: Delivery = {
       id,
       event: input.event,
-      url: target.toString(),
+      url: v2Params ? this.signedV2Url(input.url, v2Params) : withParams(input.url, input.params),
       body: '',
       protocol: 'easy_pay',
+      notifyUrl: v2Params ? input.url : undefined,
+      v2Params,
       createdAt: now().toISOString(),
       attempts: [],
       nextAttemptAt: now().getTime(),
       state: 'pending',
     }
     return this.keep(notification)
+  }
+
+  /** notify_url with the V2 parameters signed now: a fresh `timestamp`, then the platform signature. */
+  private signedV2Url(notifyUrl: string, unsigned: Record<string, string>): string {
+    const params = {...unsigned, timestamp: String(Math.floor(this.options.now().getTime() / 1000))}
+    return withParams(notifyUrl, {...params, sign: signRsa(params, this.options.platformKey), sign_type: 'RSA'})
   }
 
   /** Keeps a new notification (before the triggering answer goes out) and sends it soon. */
@@ -158,11 +175,14 @@ export class Notifier {
     this.running.add(notification.id)
     this.inFlight++
     const attempt: Attempt = {at: now().toISOString(), acknowledged: false}
-    store.put('notifications', notification.id, {...notification, attemptStartedAt: attempt.at})
+    const delivery = notification as Delivery
+    // the URL as sent this time is kept, so the log shows what the receiver got
+    const url = delivery.v2Params && delivery.notifyUrl ? this.signedV2Url(delivery.notifyUrl, delivery.v2Params) : notification.url
+    store.put('notifications', notification.id, {...notification, url, attemptStartedAt: attempt.at})
     try {
       const signal = AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale))
-      const response = (notification as Delivery).protocol === 'easy_pay'
-        ? await fetch(notification.url, {method: 'GET', signal})
+      const response = delivery.protocol === 'easy_pay'
+        ? await fetch(url, {method: 'GET', signal})
         : await fetch(notification.url, {
             method: 'POST',
             headers: {'content-type': 'application/json; charset=utf-8'},
@@ -198,4 +218,10 @@ export class Notifier {
         : {...current, attempts, attemptStartedAt: undefined, state: 'given_up', nextAttemptAt: undefined}
     return store.put('notifications', current.id, next)
   }
+}
+
+function withParams(url: string, params: Record<string, string>): string {
+  const target = new URL(url)
+  for (const [key, value] of Object.entries(params)) target.searchParams.append(key, value)
+  return target.toString()
 }

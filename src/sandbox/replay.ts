@@ -1,15 +1,29 @@
 // Replay protection: a reqId or nonceStr is accepted once per merchant within the window, and
-// reqTime must be within the window of the sandbox clock.
+// reqTime must be within the window of the sandbox clock. What was seen is kept in the store,
+// so a request replayed after a restart is still refused.
 import {parseGmt8} from '../protocol/time.js'
 import {fail} from './errors.js'
+import type {Store} from './store.js'
 
 export const REPLAY_WINDOW_MS = 300_000
+
+const COLLECTION = 'replay'
+
+interface Seen {
+  key: string
+  forgetAt: number
+}
 
 export class ReplayGuard {
   private readonly seen = new Map<string, number>()
   private lastPrune = 0
 
-  constructor(private readonly now: () => Date) {}
+  constructor(
+    private readonly now: () => Date,
+    private readonly store?: Store,
+  ) {
+    for (const entry of store?.values<Seen>(COLLECTION) ?? []) this.seen.set(entry.key, entry.forgetAt)
+  }
 
   check(mchNo: string, reqId: string, nonceStr: string | undefined, reqTime: string): void {
     const nowMs = this.now().getTime()
@@ -25,13 +39,34 @@ export class ReplayGuard {
     if (this.seen.has(nonceKey)) fail(10409, `nonceStr ${nonceStr} was already used`)
     // remembered while its reqTime could still be accepted (reqTime may be ahead of the clock)
     const forgetAt = Math.max(nowMs, time!.getTime()) + REPLAY_WINDOW_MS
-    this.seen.set(reqKey, forgetAt)
-    this.seen.set(nonceKey, forgetAt)
+    this.remember(reqKey, forgetAt)
+    this.remember(nonceKey, forgetAt)
+  }
+
+  /**
+   * An epay V2 request is identified by its signature (it has no nonce): the same signed
+   * request is refused while its `timestamp` (Unix seconds) could still be accepted.
+   */
+  checkSignature(mchNo: string, sign: string, timestampSeconds: number): void {
+    const nowMs = this.now().getTime()
+    this.prune(nowMs)
+    const key = `${mchNo}\u0000s\u0000${sign}`
+    if (this.seen.has(key)) fail(10409, 'this signed request was already received (same sign): sign a fresh request with a new timestamp')
+    this.remember(key, Math.max(nowMs, timestampSeconds * 1000) + REPLAY_WINDOW_MS)
+  }
+
+  private remember(key: string, forgetAt: number): void {
+    this.seen.set(key, forgetAt)
+    this.store?.put<Seen>(COLLECTION, key, {key, forgetAt})
   }
 
   private prune(nowMs: number): void {
     if (nowMs - this.lastPrune < 10_000) return
     this.lastPrune = nowMs
-    for (const [key, expires] of this.seen) if (expires < nowMs) this.seen.delete(key)
+    for (const [key, expires] of this.seen) {
+      if (expires >= nowMs) continue
+      this.seen.delete(key)
+      this.store?.delete(COLLECTION, key)
+    }
   }
 }

@@ -21,6 +21,8 @@ export interface StartOptions {
   tokenTtlSeconds?: number
   /** Where the default merchant's V1 MD5 key goes in the string: directly (default) or as `&key=`. */
   epayMd5KeyForm?: 'direct' | 'param'
+  /** The platform clock (tests move it forward). */
+  now?: () => Date
 }
 
 export interface RunningSandbox {
@@ -45,6 +47,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     loginPrivateKeyPem: login.privateKeyPem,
     tokenTtlSeconds: options.tokenTtlSeconds,
     timeScale: options.timeScale,
+    now: options.now,
     replayChecks: options.replayChecks,
     publicUrl: () => url,
     epayMd5Keys: {[DEFAULT_MERCHANT.mchNo]: {md5Key: md5.md5Key, md5KeyForm: options.epayMd5KeyForm}},

@@ -1,7 +1,7 @@
 // `sign`: the string to sign and the signature of a body under each scheme; nothing is sent.
 import type {KeyObject} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
-import {epayStringToSign, signMd5, signRsa} from '../protocol/epay.js'
+import {epayStringToSign, epayV2StringToSign, signMd5, signRsa} from '../protocol/epay.js'
 import type {JsonObject} from '../protocol/json.js'
 import {signString} from '../protocol/signature.js'
 
@@ -26,7 +26,7 @@ export function signEpayV1(params: Record<string, string>, md5Key: string, form:
   }
 }
 
-/** V2: SHA256withRSA over the same selection, nothing appended. */
+/** V2: SHA256withRSA over the V2 selection (whitespace-only values dropped too), nothing appended. */
 export function signEpayV2(params: Record<string, string>, key: KeyObject): Signed {
-  return {canonicalString: epayStringToSign(params), signature: signRsa(params, key), signType: 'RSA'}
+  return {canonicalString: epayV2StringToSign(params), signature: signRsa(params, key), signType: 'RSA'}
 }

@@ -3,7 +3,7 @@
 // local profile starts the sandbox, so it is not read without need).
 import type {KeyObject} from 'node:crypto'
 import {UsageError} from '../errors.js'
-import {checkEasyPayCallback, easyPaySignType, type CallbackKeys} from '../protocol/callback.js'
+import {checkEasyPayCallback, easyPaySignType, staleEasyPayTimestamp, type CallbackKeys} from '../protocol/callback.js'
 import {diagnoseSignature} from '../protocol/diagnose.js'
 import type {JsonObject} from '../protocol/json.js'
 import {keyFingerprint} from '../protocol/keys.js'
@@ -46,8 +46,12 @@ export async function verifyUnipay(body: JsonObject, source: KeySource, asReques
   return {verified: diagnosis.verified, key: keyFingerprint(key), canonicalString: diagnosis.expectedString, explanation: diagnosis.explanation, matchingString: diagnosis.matchingString}
 }
 
-/** Compatibility-module parameters: an easy_pay notification, or a request or answer of --scheme. */
-export async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean): Promise<Outcome> {
+/**
+ * Compatibility-module parameters: an easy_pay notification, or a request or answer of --scheme.
+ * `callbackAt`: the params are a notification received now, so a V2 one outside the timestamp
+ * window fails as its receivers would refuse it.
+ */
+export async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
   if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
   const signType = easyPaySignType(params)
   if (!signType) throw new UsageError(`the callback's sign_type "${params.sign_type}" is neither MD5 nor RSA`)
@@ -61,22 +65,23 @@ export async function verifyEasyPay(params: Record<string, string>, source: KeyS
     keys = {platformKey: key, otherKeys}
   }
   const check = checkEasyPayCallback(params, keys)
+  const stale = check.verified && signType === 'RSA' && callbackAt ? staleEasyPayTimestamp(params, callbackAt) : undefined
   return {
-    verified: check.verified,
+    verified: check.verified && !stale,
     protocol: 'easy_pay',
     signType,
     key: check.key ?? '',
     canonicalString: check.expectedString,
-    explanation: check.reason,
+    explanation: stale ?? check.reason,
     matchingString: check.matchingString,
   }
 }
 
 /** --scheme epay-v1|epay-v2: the scheme fixes the sign type. */
-export async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean): Promise<Outcome> {
+export async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
   const want = scheme === 'epay-v1' ? 'MD5' : 'RSA'
   if (params.sign_type && params.sign_type.toUpperCase() !== want) {
     throw new UsageError(`sign_type "${params.sign_type}" does not belong to ${scheme}, which signs with ${want} only`)
   }
-  return {...(await verifyEasyPay({...params, sign_type: params.sign_type || want}, source, asRequest)), protocol: scheme}
+  return {...(await verifyEasyPay({...params, sign_type: params.sign_type || want}, source, asRequest, callbackAt)), protocol: scheme}
 }

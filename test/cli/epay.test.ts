@@ -68,7 +68,7 @@ describe('epay v2 end to end with the local profile', () => {
 
     const tooMuch = await c.run(['epay', 'v2', 'refund', '--out-trade-no', outTradeNo, '--money', '10.01'])
     expect(tooMuch.code).toBe(1)
-    expect(tooMuch.stderr).toMatch(/platform error 20060: refund amount 1001 is over the refundable balance 1000/)
+    expect(tooMuch.stderr).toMatch(/platform error 20060: money 10.01 is over what can still be refunded of trade_no \S+ \(10.00 yuan\)/)
 
     const other = await c.json(['epay', 'v2', 'create', '--type', 'jump', '--method', 'walletA', '--name', 'T', '--money', '1'])
     const closed = await c.json(['epay', 'v2', 'close', '--out-trade-no', other.body.outTradeNo])

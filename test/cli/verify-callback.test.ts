@@ -12,6 +12,12 @@ const md5Key: string = fixture.v1.md5Key
 const md5Notify: Record<string, string> = fixture.v1.vectors.find((v: {kind: string}) => v.kind === 'notification').params
 const rsaNotify: Record<string, string> = fixture.v2.vectors.find((v: {kind: string}) => v.kind === 'notification').params
 const query = (params: Record<string, string>) => new URLSearchParams(params).toString()
+/** The vector's V2 notification signed again (platform key) with a timestamp `offset` seconds from now. */
+const freshRsaNotify = (offset = 0): Record<string, string> => {
+  const {sign: _sign, sign_type: _signType, ...params} = rsaNotify
+  const unsigned = {...params, timestamp: String(Math.floor(Date.now() / 1000) + offset)}
+  return {...unsigned, sign: signRsa(unsigned, loadPrivateKey(fixture.v2.keys.platform_private_key_pkcs8_b64)), sign_type: 'RSA'}
+}
 
 let c: Cli
 const file = (name: string, text: string) => {
@@ -75,16 +81,30 @@ describe('verify --callback, easy_pay', () => {
   })
 
   it('verifies an RSA notification with the platform key, and names the wrong key', async () => {
-    expect((await c.run(['verify', '--callback', '--data', query(rsaNotify), '--public-key', platformFile])).code).toBe(0)
-    expect((await c.run(['verify', '--callback', '--data', query(rsaNotify), '--profile', 'shop'])).code).toBe(0)
-    const wrong = await c.run(['verify', '--callback', '--data', query(rsaNotify), '--public-key', merchantFile])
+    expect((await c.run(['verify', '--callback', '--data', query(freshRsaNotify()), '--public-key', platformFile])).code).toBe(0)
+    expect((await c.run(['verify', '--callback', '--data', query(freshRsaNotify()), '--profile', 'shop'])).code).toBe(0)
+    const wrong = await c.run(['verify', '--callback', '--data', query(freshRsaNotify()), '--public-key', merchantFile])
     expect(wrong.code).toBe(3)
     expect(wrong.stderr).toContain('signature does not verify: no common variant verifies')
-    const byMerchant = {...rsaNotify, sign: signRsa(rsaNotify, loadPrivateKey(fixture.v2.keys.merchant_private_key_pkcs8_b64))}
+    const fresh = freshRsaNotify()
+    const byMerchant = {...fresh, sign: signRsa(fresh, loadPrivateKey(fixture.v2.keys.merchant_private_key_pkcs8_b64))}
     const named = await c.run(['verify', '--callback', '--data', query(byMerchant), '--profile', 'shop'])
     expect(named.code).toBe(3)
     expect(named.stderr).toMatch(/signature does not verify: wrong key: the string is right, but it was signed with the merchant key of the profile/)
     expect(named.stderr).toMatch(/^string to sign by the rule: api_trade_no=/m)
+  })
+
+  it('refuses an RSA (V2) notification outside the 300 s window, with its age, as V2 clients would', async () => {
+    // the vector's notification is years old: its signature holds, its timestamp does not
+    const stale = await c.run(['verify', '--callback', '--data', query(rsaNotify), '--public-key', platformFile])
+    expect(stale.code).toBe(3)
+    const age = Math.floor(Date.now() / 1000) - Number(rsaNotify.timestamp)
+    expect(stale.stderr).toMatch(new RegExp(`the signature holds, but its timestamp ${rsaNotify.timestamp} is (${age}|${age + 1}|${age + 2}) s old`))
+    const sixMinutes = freshRsaNotify(-360)
+    const late = await c.run(['verify', '--callback', '--data', query(sixMinutes), '--public-key', platformFile])
+    expect(late.code).toBe(3)
+    expect(late.stderr).toMatch(/is 36[0-2] s old/)
+    expect((await c.run(['verify', '--callback', '--data', query(freshRsaNotify(-240)), '--public-key', platformFile])).code).toBe(0)
   })
 
   it('refuses input it cannot check (exit 2)', async () => {

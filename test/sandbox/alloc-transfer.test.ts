@@ -43,6 +43,8 @@ describe('allocation', () => {
     expect(again.data.allocNo).toBe(created.data.allocNo)
     await waitFor(async () => (await t.send(endpoints.queryAlloc, {allocNo: created.data.allocNo})).data.status === 'success')
     const query = await t.send(endpoints.queryAlloc, {bizAllocNo: `A-${order.bizOrderNo}`})
+    // one unit throughout: the total is in yuan like its receivers
+    expect(query.data.amount).toBe(9.5)
     expect(query.data.details).toEqual([
       expect.objectContaining({receiverAccount: '1900000109', amount: 6, result: 'success', finishTime: expect.any(String)}),
       expect.objectContaining({receiverAccount: 'oRecv_2', amount: 3.5, result: 'success'}),

@@ -234,7 +234,7 @@ describe('V2 (RSA)', () => {
     expect(over).toMatchObject({code: 20060})
     const settled = await waitFor(async () => {
       const answer = verified((await post(`${V2}refund_query`, v2({out_refund_no: `R${params.out_trade_no}`}))).text)
-      return answer.status === 'success' && answer
+      return answer.status === 1 && answer
     })
     expect(settled).toMatchObject({trade_no: created.trade_no, money: '2.50', data: {amount: 250, orderAmount: 1250, status: 'success'}})
     const alias = verified((await post(`${V2}refundquery`, v2({refund_no: refund.refund_no}), {method: 'GET'})).text)

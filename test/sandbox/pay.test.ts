@@ -160,14 +160,18 @@ describe('request checks', () => {
     expect((await t.post('/unipay/nowhere', {})).status).toBe(404)
   })
 
-  it('requires the useCancel default in the signature (the server fills it before checking)', async () => {
+  it('verifies a close over what was sent: without useCancel it is accepted and the default applies', async () => {
     const a = await t.send(endpoints.pay, order({method: 'walletA_qr'}))
     const request = buildRequest(t.client, endpoints.ping, {})
     const body: Record<string, unknown> = {...request.body, orderNo: a.data.orderNo}
     delete body.sign
-    const answer = await t.post('/unipay/close', {...body, sign: signString(canonicalString(body), t.client.privateKey!)})
-    expect(answer.body.code).toBe(20052)
-    expect(answer.body.msg).toContain('useCancel=false')
+    const signed = {...body, sign: signString(canonicalString(body), t.client.privateKey!)}
+    // the default is not part of what was signed: adding it after signing is tampering
+    const tampered = await t.post('/unipay/close', {...signed, useCancel: false})
+    expect(tampered.body.code).toBe(20052)
+    expect(tampered.body.msg).toContain('useCancel=false')
+    expect((await t.post('/unipay/close', signed)).body.code).toBe(0)
+    expect((await t.send(endpoints.queryPay, {orderNo: a.data.orderNo})).data.status).toBe('close')
   })
 
   it('answers ping with its own string to sign', async () => {

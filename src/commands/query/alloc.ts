@@ -6,10 +6,10 @@ import {renderRecord, renderRows} from '../../output/table.js'
 import {centsToYuan, yuanToCents} from '../../protocol/money.js'
 import {queryAlloc} from '../../services/alloc.js'
 
-/** Receiver amounts are yuan numbers (6, 3.5): shown with two decimals. */
-function yuan(value: unknown): string {
+/** Allocation amounts (total and receivers) in the profile's unit: yuan numbers (6, 3.5) or cents; shown as yuan with two decimals. */
+function yuan(value: unknown, unit: 'yuan' | 'cents'): string {
   try {
-    return centsToYuan(yuanToCents(display(value)))
+    return unit === 'cents' ? centsToYuan(BigInt(display(value))) : centsToYuan(yuanToCents(display(value)))
   } catch {
     return display(value)
   }
@@ -30,12 +30,14 @@ export default class QueryAlloc extends BaseCommand {
     const result = await queryAlloc(context.client, {allocNo: flags['alloc-no'], bizAllocNo: flags['biz-alloc-no']}, {dryRun: flags['dry-run']})
     await this.emitCall(result, (data) => {
       const allocation = (data ?? {}) as Record<string, unknown>
-      this.io.out(renderRecord(recordRows(allocation, ['details']), this.io.stdoutTty))
+      const unit = context.profile.settings.allocAmountUnit ?? 'yuan'
+      const rows = recordRows(allocation, ['details']).map(([key, value]): [string, string] => (key === 'amount' ? ['amount (yuan)', yuan(allocation.amount, unit)] : [key, value]))
+      this.io.out(renderRecord(rows, this.io.stdoutTty))
       const details = Array.isArray(allocation.details) ? (allocation.details as Record<string, unknown>[]) : []
       this.io.out(
         renderRows(
           ['receiverType', 'receiverAccount', 'receiverName', 'amount (yuan)', 'result', 'errorMsg', 'finishTime'],
-          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount), status(d.result), display(d.errorMsg), display(d.finishTime)]),
+          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount, unit), status(d.result), display(d.errorMsg), display(d.finishTime)]),
           this.io.stdoutTty,
         ),
       )

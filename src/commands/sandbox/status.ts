@@ -19,6 +19,9 @@ export default class SandboxStatus extends BaseCommand {
           startedAt: runtime.startedAt,
           mchNo: runtime.merchant.mchNo,
           appId: runtime.merchant.appId,
+          // where a third-party client finds the merchant's keys (paths only, never the keys)
+          privateKeyFile: runtime.merchant.privateKeyFile,
+          md5KeyFile: runtime.merchant.md5KeyFile,
           platformPublicKey: runtime.platformPublicKeyPem,
           dataDir: sandboxDir(this.config.dataDir),
         }

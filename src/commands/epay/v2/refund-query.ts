@@ -4,7 +4,7 @@ import {epayRefundQuery} from '../../../services/epay.js'
 
 export default class EpayV2RefundQuery extends EpayCommand {
   static summary = 'Look up a refund through the compatibility module V2 (POST /epay/api/v2/api/pay/refund_query)'
-  static description = 'By --out-refund-no (the merchant refund number) or --refund-no (the platform one, which wins). status: progress, success, fail or close.'
+  static description = 'By --out-refund-no (the merchant refund number) or --refund-no (the platform one, which wins). The flat status is 1 once the refund succeeded, 0 otherwise; data.status says progress, success, fail or close.'
   static examples = ['<%= config.bin %> epay v2 refund-query --out-refund-no ER2026...']
 
   static flags = {

@@ -1,0 +1,21 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base.js'
+import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+
+export default class SandboxMerchantsSet extends BaseCommand {
+  static summary = 'Change a sandbox merchant\'s settings, such as the unit of allocation amounts'
+  static description =
+    'The spec gives allocation receiver amounts in yuan; the official SDKs send cents. --alloc-amount-unit cents makes the sandbox read this merchant\'s receiver amounts as whole cents and answer `query alloc` (total and receivers) in cents, as such a deployment does; pair it with a profile set to allocAmountUnit=cents.'
+  static examples = ['<%= config.bin %> sandbox merchants set M1000000001 --alloc-amount-unit cents']
+  static args = {mchNo: Args.string({description: 'merchant number', required: true})}
+  static flags = {
+    'alloc-amount-unit': Flags.string({description: 'allocation receiver amounts, in requests and answers', options: ['yuan', 'cents'], required: true}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(SandboxMerchantsSet)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const settings = await controlCall<{mchNo: string; allocAmountUnit: string}>(runtime, 'POST', 'merchants/settings', {mchNo: args.mchNo, allocAmountUnit: flags['alloc-amount-unit']})
+    await this.emit(settings, () => this.io.out(`${settings.mchNo}\tallocAmountUnit=${settings.allocAmountUnit}`))
+  }
+}
