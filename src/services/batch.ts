@@ -182,9 +182,10 @@ function headerProblems(header: Header, defaults: Record<string, unknown>): {pro
   const problems: RowProblem[] = []
   const fields = new Set<string>()
   const {columns} = header
+  if (columns.length === 1 && columns[0] === '') return {problems, fields} // an empty file: "no rows" says it
   if (columns.length === 1 && !COLUMNS.includes(columns[0]) && /[^A-Za-z0-9_]/.test(columns[0])) {
     problems.push({line: 1, message: `the header has a single column "${columns[0]}": the file is not comma-separated (use commas; semicolons and tabs are also recognised)`})
-    for (const field of COLUMNS) fields.add(field)
+    for (const field of [...COLUMNS, columns[0]]) fields.add(field)
     return {problems, fields}
   }
   for (const column of columns) {
@@ -532,8 +533,11 @@ export async function runBatch(options: RunOptions): Promise<Summary> {
       running.add(task)
       if (running.size >= options.concurrency) await Promise.race([...running, health.halted])
     }
-    if (health.stopped === 'interrupted') await Promise.race([Promise.all(running), sleep(DRAIN_MS)])
-    else await Promise.all(running)
+    if (health.stopped === 'interrupted') {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([Promise.all(running), new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))])
+      clearTimeout(timer)
+    } else await Promise.all(running)
     // rows cut off in flight, or left unknown by an earlier run and not reached now, keep their
     // "sending" line: --resume looks them up
     const unknown = new Set(unknownRows.map((r) => r.index))
@@ -669,7 +673,13 @@ function sameRow(found: Found, fields: RowKey): Settled {
   return result
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
+/** A pause that an abort cuts short (its timer cleared, so it never holds the process). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), {once: true})
+  })
+}
 const pause = (attempt: number) => sleep(200 * 2 ** attempt)
 
 /**
@@ -700,7 +710,7 @@ async function followPending(
     await Promise.all(Array.from({length: Math.min(options.concurrency, rows.length)}, worker))
     const left = options.deadline - Date.now()
     if (state.pending.size === 0 || left <= 0 || options.signal?.aborted) return
-    await Promise.race([sleep(Math.min(delay, left)), new Promise((resolve) => options.signal?.addEventListener('abort', resolve, {once: true}))])
+    await sleep(Math.min(delay, left), options.signal)
     delay = Math.min(delay * 2, 30_000)
   }
 }

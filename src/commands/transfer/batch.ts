@@ -113,7 +113,7 @@ export default class TransferBatch extends BaseCommand {
     const rows: PlannedRow[] = []
     for await (const row of plannedRows(file, defaults, plan.fileSha256)) rows.push(row)
     await this.emit({...plan, plan: rows}, () => {
-      this.io.out(renderRows(PLAN_COLUMNS, rows.map((r) => [String(r.line), r.bizTransferNo, r.channel, centsToYuan(r.amount), r.payee]), this.io.stdoutTty))
+      this.io.out(renderRows(PLAN_COLUMNS, rows.map((r) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]), this.io.stdoutTty))
       this.io.out(renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty))
       this.notice(totals)
     })
