@@ -364,8 +364,10 @@ interface JournalState {
   start?: StartEntry
   /** Rows with a result (final or processing). */
   finished: FinishedRows
-  /** Rows whose latest result is processing. */
-  pending: Map<number, RowResult>
+  /** Rows whose latest result is processing (the row itself only when it is to be followed). */
+  pending: Map<number, RowResult | null>
+  /** Keep the pending rows, to follow them (--wait, status); else only their indexes. */
+  keep: boolean
   /** Rows sent with no result: their outcome is unknown. */
   unresolved: Map<number, SendingEntry>
   /** Final outcomes only (processing is pending.size, unknown is unresolved.size). */
@@ -377,8 +379,8 @@ interface JournalState {
 const emptyCounts = (): Record<Outcome, number> => ({success: 0, processing: 0, fail: 0, unknown: 0})
 const failedRow = ({line, bizTransferNo, outcome, transferNo, code, message}: RowResult) => ({line, bizTransferNo, outcome, transferNo, code, message})
 
-function emptyState(): JournalState {
-  return {finished: new FinishedRows(), pending: new Map(), unresolved: new Map(), counts: emptyCounts(), failed: [], done: 0}
+function emptyState(keep = true): JournalState {
+  return {finished: new FinishedRows(), pending: new Map(), unresolved: new Map(), keep, counts: emptyCounts(), failed: [], done: 0}
 }
 
 /** Applies one result to the state: false when the row already had a final one. */
@@ -391,7 +393,7 @@ function applyResult(state: JournalState, result: RowResult): boolean {
   }
   state.unresolved.delete(index)
   state.pending.delete(index)
-  if (result.outcome === 'processing') state.pending.set(index, result)
+  if (result.outcome === 'processing') state.pending.set(index, state.keep ? result : null)
   else {
     state.counts[result.outcome]++
     if (result.outcome !== 'success') state.failed.push(failedRow(result))
@@ -399,8 +401,8 @@ function applyResult(state: JournalState, result: RowResult): boolean {
   return true
 }
 
-async function readJournal(journal: string): Promise<JournalState> {
-  const state = emptyState()
+async function readJournal(journal: string, keep = true): Promise<JournalState> {
+  const state = emptyState(keep)
   for await (const line of createInterface({input: createReadStream(journal), crlfDelay: Infinity})) {
     let entry: JournalEntry
     try {
@@ -472,10 +474,11 @@ export async function runBatch(options: RunOptions): Promise<Summary> {
   const {problems, ...plan} = await validateBatch(file, options.defaults, options.onProblem)
   if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${file}: nothing was sent`)
   const journal = `${file}.journal`
-  let previous = emptyState()
+  const keep = Boolean(options.waitMs)
+  let previous = emptyState(keep)
   let archived: string | undefined
   if (existsSync(journal)) {
-    const read = await readJournal(journal)
+    const read = await readJournal(journal, keep)
     const complete = read.start !== undefined && read.done >= read.start.rows
     if (read.start && read.start.fileSha256 !== plan.fileSha256) {
       if (!complete) {
@@ -493,7 +496,8 @@ export async function runBatch(options: RunOptions): Promise<Summary> {
     }
   }
   const log = openJournal(journal)
-  const fresh = previous.done === 0 && previous.unresolved.size === 0
+  // a journal with its start line is an earlier run of this file, even one killed before its first send
+  const fresh = previous.start === undefined && previous.done === 0 && previous.unresolved.size === 0
   if (fresh) log.write({type: 'start', fileSha256: plan.fileSha256, rows: plan.rows, mchNo: client.mchNo, baseUrl: client.baseUrl, outFile: options.outFile, at: new Date().toISOString()})
   const previouslyDone = previous.done
   options.onStart?.(plan, previouslyDone, fresh ? 'fresh' : previous.done >= plan.rows ? 'done' : 'resume')
@@ -695,7 +699,7 @@ async function followPending(
   let delay = 1000
   for (;;) {
     options.onWait?.(state.pending.size)
-    const rows = [...state.pending.values()]
+    const rows = [...state.pending.values()].filter((row) => row !== null)
     let next = 0
     const worker = async () => {
       while (next < rows.length && !options.signal?.aborted) {
