@@ -181,7 +181,7 @@ function cases(): Case[] {
     ['@BAD_ROWS', 'line 2: channel: must be one of walletA, walletB, walletD'],
     ['@BAD_ROWS', 'line 3: amount: "1.5" is not a whole number of cents'],
     ['@BAD_ROWS', 'line 4: payeeType: openid is not taken by walletB'],
-    ['@BAD_ROWS', 'line 2: colour: unknown column'],
+    ['@BAD_ROWS', 'line 1: colour: unknown column'],
     ['@DUP_KEYS', 'line 3: bizTransferNo: "K1" is already used by the row on line 2'],
     ['@BAD_JSONL', 'line 1: not JSON'],
     ['@BAD_JSONL', 'line 2: not a JSON object'],

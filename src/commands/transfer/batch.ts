@@ -1,30 +1,34 @@
-import {resolve} from 'node:path'
+import {relative, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {amountNote, countsLine, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../cli/batch.js'
 import {UsageError} from '../../errors.js'
+import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
-import {runBatch, validateBatch, type RowProblem, type Summary} from '../../services/batch.js'
+import {PLAN_COLUMNS, plannedRows, RESULT_COLUMNS, runBatch, validateBatch, writeCsv, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
 import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
-
 
 export default class TransferBatch extends BaseCommand {
   static summary = 'Pay many payees from a CSV or JSON-lines file, safely resumable'
-  static description = `Columns (CSV header, or JSON keys): channel, channelMchNo, bizTransferNo, amount (cents) or yuan, payeeType, payeeAccount, payeeName, title, reason, attach, notifyUrl, transferScene; flags give defaults for missing ones. Every row is checked first: any bad row stops the run before anything is sent (exit 2, all bad rows listed by line). Each row's bizTransferNo is fixed before the first send (the column, or derived from the file's content and the row), and a journal (FILE.journal) records every send, so after a kill \`--resume\` finishes the job without paying anyone twice: rows whose outcome was unknown are queried, not resent. Progress bar on a terminal; one JSON line per row when stdout is piped. Exit 0 when every row succeeded or is processing, 5 when some failed or stayed unknown.`
+  static description = `Columns (CSV header, comma-, semicolon- or tab-separated, or JSON keys): channel, channelMchNo, bizTransferNo, amount (cents) or yuan, payeeType, payeeAccount, payeeName, title, reason, attach, notifyUrl, transferScene; flags give defaults for missing ones. Every row is checked first: any bad row stops the run before anything is sent (exit 2, all bad rows listed by line, header problems once on line 1). Each row's bizTransferNo is fixed before the first send (the column, or derived from the file's content and the row), and a journal (FILE.journal) records every send, so after a kill \`--resume\` finishes the job without paying anyone twice: rows whose outcome was unknown are queried, not resent. Running a finished file again sends nothing and reports its recorded results; a new file in its place starts fresh (the finished journal is kept as FILE.<date>.<sha>.journal). Progress bar on a terminal; one JSON line per row when stdout is piped. --out writes ${RESULT_COLUMNS.join(', ')}. Exit 0 when every row succeeded, 5 when some failed or stayed unknown, 6 when some are still processing (settle them with --wait, or later with \`transfer batch status FILE\`), 4 when the platform stopped answering (nothing more is sent; --resume later), 130/143 when interrupted by SIGINT/SIGTERM (rows in flight finish, --out is written; --resume later).`
 
   static examples = [
-    '<%= config.bin %> transfer batch payouts.csv --concurrency 16 --out results.csv',
+    '<%= config.bin %> transfer batch payouts.csv --concurrency 16 --out results.csv --wait 30m',
     '<%= config.bin %> transfer batch payouts.csv --resume',
-    '<%= config.bin %> transfer batch payouts.jsonl --channel walletB --dry-run',
+    '<%= config.bin %> transfer batch status payouts.csv',
+    '<%= config.bin %> transfer batch payouts.jsonl --channel walletB --dry-run --out plan.csv',
   ]
 
   static args = {file: Args.string({description: 'CSV with a header, or .jsonl / .ndjson', required: true})}
   static flags = {
     ...apiFlags,
+    'dry-run': Flags.boolean({description: 'check the file and print the plan of every row (line, bizTransferNo, channel, amount, payee), or write it with --out; nothing is sent'}),
     concurrency: Flags.integer({description: 'transfers in flight at once', min: 1, max: 64, default: 8}),
-    resume: Flags.boolean({description: 'finish a run recorded in FILE.journal'}),
-    out: Flags.string({description: 'write a result CSV (line, bizTransferNo, outcome, transferNo, message)'}),
+    resume: Flags.boolean({description: 'finish an unfinished run recorded in FILE.journal'}),
+    wait: waitFlag,
+    out: Flags.string({description: `write a result CSV (${RESULT_COLUMNS.join(', ')}); with --dry-run, the plan (${PLAN_COLUMNS.join(', ')})`}),
     channel: Flags.string({description: 'default channel for rows without one', options: [...TRANSFER_CHANNELS]}),
     'channel-mch-no': Flags.string({description: 'default channel merchant number'}),
     title: Flags.string({description: 'default title'}),
@@ -33,28 +37,22 @@ export default class TransferBatch extends BaseCommand {
   }
 
   async run(): Promise<void> {
-    const {args, flags} = await this.parse(TransferBatch)
+    const {args, flags} = await this.parse(TransferBatch, withWaitDefault(this.argv))
     const file = resolve(args.file)
+    const waitMs = parseDuration(flags.wait)
     const onProblem = (p: RowProblem) => this.io.err(`line ${p.line}: ${p.field ? `${p.field}: ` : ''}${p.message}`)
     const defaults: Record<string, unknown> = {channel: flags.channel, title: flags.title, notifyUrl: flags['notify-url'], channelMchNo: flags['channel-mch-no']}
     // The profile's channel merchant number is the default for rows without one, dry run or not.
     const profile = await this.resolveProfile(flags)
     defaults.channelMchNo ??= profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
-    if (flags['dry-run']) {
-      const plan = await validateBatch(file, defaults, onProblem)
-      if (plan.problems > 0) throw new UsageError(`${plan.problems} problem(s) in ${args.file}: nothing would be sent`)
-      await this.emit(plan, () => {
-        this.io.out(renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty))
-        this.notice(`dry run: ${plan.rows} rows, ${centsToYuan(plan.totalCents)} yuan in all; nothing was sent`)
-      })
-      return
-    }
+    if (flags['dry-run']) return this.dryRun(file, args.file, defaults, onProblem, flags.out)
     const context = await this.context(flags)
     await this.confirmMoney(context.profile, `a batch of transfers from ${args.file}`, flags.yes)
     const {Agent} = await import('node:http')
     const {Agent: HttpsAgent} = await import('node:https')
     const client = {...context.client, agent: {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}}
     const progress = this.io.stdoutTty && !this.json ? await this.progressBar() : undefined
+    const interrupt = interruptible((signal) => this.notice(`${signal}: no more rows are sent; finishing the rows in flight...`))
     let summary: Summary
     try {
       summary = await runBatch({
@@ -64,42 +62,65 @@ export default class TransferBatch extends BaseCommand {
         concurrency: flags.concurrency,
         resume: flags.resume,
         outFile: flags.out ? resolve(flags.out) : undefined,
+        waitMs,
+        signal: interrupt.signal,
         onProblem,
-        onStart: (plan, done) => {
+        onStart: (plan, done, state) => {
           progress?.start(plan.rows, done)
-          if (done) this.notice(`resuming: ${done} of ${plan.rows} rows were finished by an earlier run`)
+          if (state === 'resume' || (state === 'done' && flags.resume)) this.notice(`resuming: ${done} of ${plan.rows} rows were finished by an earlier run`)
+          else if (state === 'done') this.notice(`nothing to send: all ${plan.rows} rows were sent by an earlier run; reporting the recorded results`)
         },
         onRow: (row) => {
           if (progress) progress.increment()
           else if (!this.json) this.io.out(JSON.stringify(row))
         },
+        onWait: (processing) => {
+          if (processing) this.notice(`waiting for ${processing} processing row(s) to become final...`)
+        },
       })
     } finally {
       progress?.stop()
+      interrupt.release()
       client.agent.http.destroy()
       client.agent.https.destroy()
     }
-    const failed = summary.counts.fail + summary.counts.unknown
-    await this.emit(summary, () => {
-      const {counts} = summary
+    if (summary.archived) this.notice(`the finished journal of the earlier file was kept as ${summary.archived}`)
+    const command = `unipay transfer batch ${relative(process.cwd(), file) || file}`
+    const {exitCode, note} = verdict(summary, command, interrupt.received)
+    if (this.json) this.io.out(stringifyJson({ok: exitCode === 0, exitCode, data: summary}, 2))
+    else {
       this.notice(
-        `${summary.rows} rows, ${centsToYuan(summary.totalCents)} yuan: ${counts.success} success, ${counts.processing} processing, ${counts.fail} failed, ${counts.unknown} unknown` +
-          (summary.previouslyDone ? ` (${summary.previouslyDone} finished by an earlier run)` : '') +
-          `; journal ${summary.journal}`,
+        `${amountNote(summary)}: ${countsLine(summary)}` + (summary.previouslyDone ? ` (${summary.previouslyDone} finished by an earlier run)` : '') + `; journal ${summary.journal}`,
       )
-    })
-    if (failed > 0) {
-      this.notice(failureNote(failed, summary, flags.out))
-      this.setExitCode(5)
+      for (const row of summary.failed.slice(0, 20)) {
+        this.notice(`  line ${row.line}: ${row.bizTransferNo} ${row.outcome}${row.transferNo ? ` ${row.transferNo}` : ''}${row.code ? ` (${row.code})` : ''}: ${row.message ?? ''}`)
+      }
+      if (summary.failed.length > 20) this.notice(`  ... and ${summary.failed.length - 20} more (see ${summary.outFile ?? summary.journal})`)
     }
+    if (note) this.notice(note)
+    this.setExitCode(exitCode)
+  }
+
+  private async dryRun(file: string, name: string, defaults: Record<string, unknown>, onProblem: (p: RowProblem) => void, out?: string): Promise<void> {
+    const plan = await validateBatch(file, defaults, onProblem)
+    if (plan.problems > 0) throw new UsageError(`${plan.problems} problem(s) in ${name}: nothing would be sent`)
+    const totals = `dry run: ${plan.rows} rows, ${centsToYuan(plan.totalCents)} yuan in all; nothing was sent`
+    if (out) {
+      await writeCsv(resolve(out), PLAN_COLUMNS, plannedRows(file, defaults, plan.fileSha256))
+      await this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
+      return
+    }
+    const rows: PlannedRow[] = []
+    for await (const row of plannedRows(file, defaults, plan.fileSha256)) rows.push(row)
+    await this.emit({...plan, plan: rows}, () => {
+      this.io.out(renderRows(PLAN_COLUMNS, rows.map((r) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]), this.io.stdoutTty))
+      this.io.out(renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty))
+      this.notice(totals)
+    })
   }
 
   private async progressBar() {
     const {SingleBar, Presets} = await import('cli-progress')
     return new SingleBar({format: 'transfers [{bar}] {value}/{total} {percentage}% · {eta_formatted} left', stream: process.stderr, hideCursor: true}, Presets.shades_classic)
   }
-}
-
-function failureNote(failed: number, summary: Summary, out?: string): string {
-  return `${failed} row(s) did not succeed (see ${out ?? summary.journal}${summary.counts.unknown ? '; run again with --resume to settle the unknown ones' : ''})`
 }
