@@ -4,6 +4,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
+import {epayV2Sign, oracleSign} from '../helpers/sdk.js'
 
 interface Vector {
   name: string
@@ -57,6 +58,19 @@ describe('sign --scheme', () => {
     // piped: the two lines, as for the /unipay scheme; the params may also come as a query string on stdin
     const piped = await c.run(['sign', '--scheme', scheme, '--data', '-', ...keyFlags(scheme, vector, 'private')], {input: new URLSearchParams(unsigned).toString()})
     expect(piped.stdout).toBe(`${vector.canonicalString}\n${vector.sign}\n`)
+  })
+
+  it('epay-v2 leaves whitespace-only values out, as the V2 merchant SDK does; verify accepts either selection', async () => {
+    const params = {pid: '1001', out_trade_no: 'T1', money: '1.00', name: 'VIP', param: ' ', timestamp: '1700000000'}
+    const signed = await c.json(['sign', '--scheme', 'epay-v2', '--data', JSON.stringify(params), '--private-key', files.merchantPrivate])
+    expect(signed.body.data.canonicalString).toBe('money=1.00&name=VIP&out_trade_no=T1&pid=1001&timestamp=1700000000')
+    const sdkPem = `-----BEGIN PRIVATE KEY-----\n${fixture.v2.keys.merchant_private_key_pkcs8_b64}\n-----END PRIVATE KEY-----\n`
+    expect(signed.body.data.signature).toBe(epayV2Sign(params, sdkPem))
+    const keptText = 'money=1.00&name=VIP&out_trade_no=T1&param= &pid=1001&timestamp=1700000000'
+    for (const sign of [signed.body.data.signature, oracleSign(keptText, sdkPem)]) {
+      const check = await c.run(['verify', '--scheme', 'epay-v2', '--request', '--data', JSON.stringify({...params, sign, sign_type: 'RSA'}), '--public-key', files.merchantPublic])
+      expect(check.code, check.stderr).toBe(0)
+    }
   })
 
   it('appends the MD5 key as &key= with --md5-key-form key-param', async () => {
