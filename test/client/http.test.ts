@@ -69,7 +69,7 @@ describe('httpRequest', () => {
 
   it('never follows a redirect', async () => {
     let hits = 0
-    const {server, url} = await serve((req, res) => {
+    const {server, url} = await serve((_req, res) => {
       hits++
       res.writeHead(302, {location: '/elsewhere'}).end()
     })
