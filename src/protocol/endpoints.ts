@@ -73,8 +73,13 @@ export function endpointByPath(path: string): Endpoint | undefined {
   return Object.values(endpoints).find((endpoint) => endpoint.path === path)
 }
 
+const declared = new WeakMap<Endpoint, string[]>()
+
+/** The fields an endpoint's signature covers; asked twice per sandbox request, so kept. */
 export function declaredFields(endpoint: Endpoint): string[] {
-  return Object.keys(endpoint.fields.shape)
+  let fields = declared.get(endpoint)
+  if (!fields) declared.set(endpoint, (fields = Object.keys(endpoint.fields.shape)))
+  return fields
 }
 
 /** The catalog entry for a path, or a lenient one (common fields only) for paths not wrapped yet. */
