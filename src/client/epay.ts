@@ -3,7 +3,7 @@
 // and, for V2, verified with the platform key over the flat scalar fields, the timestamp within
 // the window, and `data` checked against the signed fields (the signature does not cover it).
 // Secrets never reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
-import {endpointUrl} from './http.js'
+import {endpointUrl, formBody, httpRequest} from './http.js'
 import type {KeyObject} from 'node:crypto'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
@@ -123,26 +123,11 @@ export async function epayCall(config: EpayConfig, spec: EpayCallSpec, options: 
 }
 
 async function send(config: EpayConfig, request: EpayRequest): Promise<{status: number; raw: string; location?: string}> {
-  const {got, RequestError} = await import('got')
   config.debug?.(`POST ${request.url} (form)\n${stringifyJson(shownParams(request.params), 2)}`)
-  try {
-    const response = await got.post(request.url, {
-      form: request.params,
-      headers: {'user-agent': 'unipay-cli'},
-      timeout: {request: config.timeoutMs ?? 15_000},
-      retry: {limit: 0},
-      throwHttpErrors: false,
-      followRedirect: false,
-    })
-    const location = typeof response.headers.location === 'string' ? response.headers.location : undefined
-    config.debug?.(`HTTP ${response.statusCode}${location ? `\nLocation: ${location}` : ''}\n${response.body}`)
-    return {status: response.statusCode, raw: response.body, location}
-  } catch (error) {
-    const code = error instanceof RequestError ? error.code : undefined
-    const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-    const reason = code === 'ETIMEDOUT' ? `no answer within ${(config.timeoutMs ?? 15_000) / 1000}s` : (code ?? (error as Error).message)
-    throw new TransportError(`could not reach ${new URL(request.url).origin}: ${reason}`, !notSent)
-  }
+  const response = await httpRequest(request.url, {method: 'POST', ...formBody(request.params), timeoutMs: config.timeoutMs})
+  const location = typeof response.headers.location === 'string' ? response.headers.location : undefined
+  config.debug?.(`HTTP ${response.status}${location ? `\nLocation: ${location}` : ''}\n${response.raw}`)
+  return {status: response.status, raw: response.raw, location}
 }
 
 function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest, answer: {status: number; raw: string; location?: string}): EpayResponse {

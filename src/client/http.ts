@@ -1,8 +1,13 @@
-// The one way requests leave: a JSON POST with got, no retries of its own (the callers decide
-// what may be repeated), and a transport error that says whether the request may have landed.
-import type {Agent as HttpAgent} from 'node:http'
+// The one way requests leave: Node's own HTTP client (loading `got` cost more start-up than
+// the rest of a call), no redirects and no retries of its own (the callers decide what may be
+// repeated), a cap on the answer's size, and a transport error that says whether the request
+// may have landed.
+import type {Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage} from 'node:http'
 import type {Agent as HttpsAgent} from 'node:https'
 import {TransportError} from '../errors.js'
+
+/** The largest answer read; a bigger one is refused before it fills memory. */
+export const MAX_ANSWER_BYTES = 10 * 1024 * 1024
 
 /** The address of a path under the platform's base address (which may carry a path prefix). */
 export function endpointUrl(baseUrl: string, path: string): string {
@@ -14,25 +19,78 @@ export interface PostOptions {
   agent?: {http?: HttpAgent; https?: HttpsAgent}
 }
 
+export interface HttpRequest extends PostOptions {
+  method: 'GET' | 'POST'
+  headers?: Record<string, string>
+  body?: string
+}
+
+export interface HttpAnswer {
+  status: number
+  raw: string
+  headers: IncomingHttpHeaders
+}
+
 export async function postJson(url: string, payload: string, options: PostOptions): Promise<{status: number; raw: string}> {
-  const {got, RequestError} = await import('got')
-  const timeoutMs = options.timeoutMs ?? 15_000
-  try {
-    const response = await got.post(url, {
-      body: payload,
-      headers: {'content-type': 'application/json; charset=utf-8', 'user-agent': 'unipay-cli'},
-      timeout: {request: timeoutMs},
-      retry: {limit: 0},
-      throwHttpErrors: false,
-      followRedirect: false,
-      agent: options.agent,
+  const {status, raw} = await httpRequest(url, {
+    ...options,
+    method: 'POST',
+    headers: {'content-type': 'application/json; charset=utf-8'},
+    body: payload,
+  })
+  return {status, raw}
+}
+
+/** A form POST (application/x-www-form-urlencoded), as the epay and management APIs take. */
+export function formBody(fields: Record<string, string>): {headers: Record<string, string>; body: string} {
+  return {headers: {'content-type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams(fields).toString()}
+}
+
+/** Codes that mean the request never left, so it certainly did not take effect. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'])
+
+export async function httpRequest(url: string, request: HttpRequest): Promise<HttpAnswer> {
+  const target = new URL(url)
+  const timeoutMs = request.timeoutMs ?? 15_000
+  const fail = (reason: string, outcomeUnknown: boolean) => new TransportError(`could not reach ${target.origin}: ${reason}`, outcomeUnknown)
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw fail(`unsupported protocol ${target.protocol}`, false)
+  // only the module the address needs: https costs start-up that a local sandbox call never uses
+  const {request: send} = target.protocol === 'https:' ? await import('node:https') : await import('node:http')
+  const agent = target.protocol === 'https:' ? request.agent?.https : request.agent?.http
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
+  const headers: Record<string, string | number> = {'user-agent': 'unipay-cli', ...request.headers}
+  if (body) headers['content-length'] = body.length
+
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    let settled = false
+    const finish = (error: TransportError | undefined, answer?: HttpAnswer) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (error) {
+        outgoing.destroy()
+        reject(error)
+      } else resolve(answer!)
+    }
+    // one deadline for the whole exchange, connection to last byte
+    const timer = setTimeout(() => finish(fail(`no answer within ${timeoutMs / 1000}s`, true)), timeoutMs)
+    const outgoing = send(target, {method: request.method, headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
+      const tooBig = fail(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; refused`, true)
+      if (Number(response.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) return finish(tooBig)
+      const chunks: Buffer[] = []
+      let size = 0
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        // counted as it arrives: a missing or false content-length must not let it through
+        if (size > MAX_ANSWER_BYTES) finish(tooBig)
+        else chunks.push(chunk)
+      })
+      response.on('end', () => finish(undefined, {status: response.statusCode ?? 0, raw: Buffer.concat(chunks).toString('utf8'), headers: response.headers}))
+      response.on('error', (error: NodeJS.ErrnoException) => finish(fail(error.message, true)))
     })
-    return {status: response.statusCode, raw: response.body}
-  } catch (error) {
-    const code = error instanceof RequestError ? error.code : undefined
-    // refused or unresolvable: the request never left, so it certainly did not take effect
-    const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-    const reason = code === 'ETIMEDOUT' ? `no answer within ${timeoutMs / 1000}s` : (error as Error).message
-    throw new TransportError(`could not reach ${new URL(url).origin}: ${reason}`, !notSent)
-  }
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      finish(fail(error.message, !NOT_SENT.has(error.code ?? '')))
+    })
+    outgoing.end(body)
+  })
 }

@@ -1,7 +1,7 @@
 // The management API: unsigned Result {code, message, data} answers, a session token in the
 // Accesstoken header (never logged), 401 when it is missing or expired.
 import {PlatformError, TransportError} from '../errors.js'
-import {endpointUrl} from './http.js'
+import {endpointUrl, formBody, httpRequest} from './http.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
 
@@ -11,6 +11,8 @@ export interface ManagementConfig {
   debug?: (line: string) => void
   timeoutMs?: number
 }
+
+const GET_ATTEMPTS = 3
 
 export class SessionError extends PlatformError {
   constructor(message: string) {
@@ -23,30 +25,30 @@ export async function managementCall(
   config: ManagementConfig,
   request: {method: 'GET' | 'POST'; path: string; query?: Record<string, string | undefined>; form?: Record<string, string>; auth?: boolean},
 ): Promise<JsonObject> {
-  const {got, RequestError} = await import('got')
   const url = new URL(endpointUrl(config.baseUrl, request.path))
   for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, value)
   if (request.auth && !config.token) throw new SessionError('not logged in to the management API')
   config.debug?.(`${request.method} ${url}${request.auth ? '\nAccesstoken: (redacted)' : ''}${request.form ? `\nform fields: ${Object.keys(request.form).join(', ')} (values redacted)` : ''}`)
-  let status: number
-  let raw: string
-  try {
-    const response = await got(url, {
-      method: request.method,
-      headers: {'user-agent': 'unipay-cli', ...(request.auth && config.token ? {Accesstoken: config.token} : {})},
-      form: request.form,
-      timeout: {request: config.timeoutMs ?? 15_000},
-      retry: {limit: request.method === 'GET' ? 2 : 0},
-      throwHttpErrors: false,
-      // never follow a redirect: the Accesstoken header would go along to another host
-      followRedirect: false,
-    })
-    status = response.statusCode
-    raw = response.body
-  } catch (error) {
-    const code = error instanceof RequestError ? error.code : undefined
-    throw new TransportError(`could not reach ${url.origin}: ${code ?? (error as Error).message}`)
+  const form = request.form ? formBody(request.form) : undefined
+  // reads may be repeated after a transport failure; a POST never is
+  const attempts = request.method === 'GET' ? GET_ATTEMPTS : 1
+  let answer
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // never follows a redirect (httpRequest does not): the Accesstoken header would go along to another host
+      answer = await httpRequest(url.toString(), {
+        method: request.method,
+        headers: {...form?.headers, ...(request.auth && config.token ? {Accesstoken: config.token} : {})},
+        body: form?.body,
+        timeoutMs: config.timeoutMs,
+      })
+      if (answer.status < 500 || attempt >= attempts) break
+    } catch (error) {
+      if (!(error instanceof TransportError) || attempt >= attempts) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
   }
+  const {status, raw} = answer
   config.debug?.(`HTTP ${status}\n${request.path === '/token/login' ? '(login answer redacted)' : raw}`)
   let body: JsonObject
   try {

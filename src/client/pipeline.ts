@@ -5,9 +5,8 @@ import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import type {Endpoint} from '../protocol/endpoints.js'
+import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
-import {checkFields} from '../protocol/schemas.js'
 import {signString} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -54,7 +53,7 @@ export function newReqId(now: Date): string {
 }
 
 /** Builds and signs a request: defaults, fields, then the common fields, all validated. */
-export function buildRequest(config: ClientConfig, endpoint: Endpoint, fields: Record<string, unknown>): SignedRequest {
+export function buildRequest(config: ClientConfig, endpoint: CallEndpoint, fields: Record<string, unknown>): SignedRequest {
   const body = requestBody(config, endpoint, fields)
   if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
   const text = canonicalString(body)
@@ -63,7 +62,7 @@ export function buildRequest(config: ClientConfig, endpoint: Endpoint, fields: R
 }
 
 /** Defaults, fields, then fresh common fields; checked against the endpoint's rules. Shared by the unsigned calls. */
-export function requestBody(config: ClientConfig, endpoint: Pick<Endpoint, 'fields' | 'defaults'>, fields: Record<string, unknown>): Record<string, unknown> {
+export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>): Record<string, unknown> {
   const now = (config.now ?? (() => new Date()))()
   const body: Record<string, unknown> = {...endpoint.defaults}
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) body[key] = value
@@ -77,14 +76,14 @@ export function requestBody(config: ClientConfig, endpoint: Pick<Endpoint, 'fiel
     reqTime: formatGmt8(now),
   })
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
-  const problems = checkFields(endpoint.fields, toPlain(body))
+  const problems = endpoint.check(toPlain(body) as Record<string, unknown>)
   if (problems.length > 0) throw new UsageError('invalid input', problems)
   return body
 }
 
 export async function call(
   config: ClientConfig,
-  endpoint: Endpoint,
+  endpoint: CallEndpoint,
   fields: Record<string, unknown>,
   options: {dryRun?: boolean} = {},
 ): Promise<CallResult> {

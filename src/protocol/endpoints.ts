@@ -17,22 +17,25 @@ import {
   queryTransferFields,
   transferFields,
 } from './schemas.js'
-import {authCodeFields, gatewayPrePayFields, generateAuthUrlFields, queryGatewayFields} from './schemas.js'
+import {authCodeFields, checkFields, gatewayPrePayFields, generateAuthUrlFields, queryGatewayFields} from './schemas.js'
+import {fastEndpoints, type CallEndpoint} from './field-rules.js'
 
-export interface Endpoint {
-  path: string
-  /** `create` calls are never resent with a new reqId; `read` calls may be. */
-  kind: 'create' | 'read' | 'action'
+export interface Endpoint extends CallEndpoint {
   fields: z.ZodObject
-  /** Defaults the server fills after verifying (absent fields stay out of the string to sign). */
-  defaults?: Record<string, unknown>
 }
 
-export const endpoints = {
-  pay: {path: '/unipay/pay', kind: 'create', fields: payFields},
+/** Each endpoint checks a body with its zod schema, unless it has fast rules of its own. */
+function withChecks<T extends Record<string, Omit<Endpoint, 'check'> & Partial<Pick<Endpoint, 'check'>>>>(catalog: T): {[K in keyof T]: T[K] & Endpoint} {
+  const out: Record<string, Endpoint> = {}
+  for (const [name, entry] of Object.entries(catalog)) out[name] = {check: (body) => checkFields(entry.fields, body), ...entry}
+  return out as {[K in keyof T]: T[K] & Endpoint}
+}
+
+export const endpoints = withChecks({
+  pay: {...fastEndpoints.pay, fields: payFields},
   close: {path: '/unipay/close', kind: 'action', fields: closeFields, defaults: {useCancel: false}},
   syncPay: {path: '/unipay/sync/order/pay', kind: 'read', fields: syncPayFields},
-  queryPay: {path: '/unipay/query/pay-order', kind: 'read', fields: queryPayFields},
+  queryPay: {...fastEndpoints.queryPay, fields: queryPayFields},
   ping: {path: '/unipay/ping', kind: 'read', fields: pingFields},
   refund: {path: '/unipay/refund', kind: 'create', fields: refundFields},
   queryRefund: {path: '/unipay/query/refund-order', kind: 'read', fields: queryRefundFields},
@@ -51,17 +54,18 @@ export const endpoints = {
     fields: generateAuthUrlFields,
     defaults: {authType: 'walletA'},
   },
-} satisfies Record<string, Endpoint>
+})
 
 /** The auth-code endpoints: sent unsigned, answered with an unsigned Result {code, message, data}. */
 export interface UnsignedEndpoint {
   path: string
   fields: z.ZodObject
+  check: CallEndpoint['check']
 }
 
 export const unsignedEndpoints = {
-  auth: {path: '/unipay/assist/channel/auth/auth', fields: authCodeFields},
-  authAndSet: {path: '/unipay/assist/channel/auth/auth-and-set', fields: authCodeFields},
+  auth: {path: '/unipay/assist/channel/auth/auth', fields: authCodeFields, check: (body) => checkFields(authCodeFields, body)},
+  authAndSet: {path: '/unipay/assist/channel/auth/auth-and-set', fields: authCodeFields, check: (body) => checkFields(authCodeFields, body)},
 } satisfies Record<string, UnsignedEndpoint>
 
 export type EndpointName = keyof typeof endpoints
@@ -70,11 +74,17 @@ export function endpointByPath(path: string): Endpoint | undefined {
   return Object.values(endpoints).find((endpoint) => endpoint.path === path)
 }
 
+const declared = new WeakMap<Endpoint, string[]>()
+
+/** The fields an endpoint's signature covers; asked twice per sandbox request, so kept. */
 export function declaredFields(endpoint: Endpoint): string[] {
-  return Object.keys(endpoint.fields.shape)
+  let fields = declared.get(endpoint)
+  if (!fields) declared.set(endpoint, (fields = Object.keys(endpoint.fields.shape)))
+  return fields
 }
 
 /** The catalog entry for a path, or a lenient one (common fields only) for paths not wrapped yet. */
 export function endpointForPath(path: string): Endpoint {
-  return endpointByPath(path) ?? {path, kind: 'action', fields: z.looseObject({...commonFields})}
+  const fields = z.looseObject({...commonFields})
+  return endpointByPath(path) ?? {path, kind: 'action', fields, check: (body) => checkFields(fields, body)}
 }

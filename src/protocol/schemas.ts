@@ -4,6 +4,7 @@ import {z} from 'zod'
 import {walletFromBarcode, PAY_METHODS} from './enums.js'
 import {MAX_PAY_CENTS} from './money.js'
 import {parseGmt8} from './time.js'
+import type {FieldProblem} from './field-rules.js'
 
 const requiredOr = (what: string) => (issue: {input?: unknown}) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${what}`
@@ -320,10 +321,7 @@ export type AllocRequest = z.infer<typeof allocFields>
 export type TransferRequest = z.infer<typeof transferFields>
 export type RefundRequest = z.infer<typeof refundFields>
 
-export interface FieldProblem {
-  field: string
-  message: string
-}
+export type {FieldProblem} from './field-rules.js'
 
 /** The schema under `.optional()` / `.nullable()` wrappers. */
 function unwrapped(schema: z.ZodType | undefined): z.ZodType | undefined {

@@ -3,12 +3,15 @@
 import {randomBytes} from 'node:crypto'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import {SignatureError, TransportError} from '../errors.js'
-import {endpoints} from '../protocol/endpoints.js'
+import {fastEndpoints} from '../protocol/field-rules.js'
 import {compactGmt8} from '../protocol/time.js'
 
 export interface CallOptions {
   dryRun?: boolean
 }
+
+/** The zod catalog, loaded only by the calls without fast rules (see field-rules.ts). */
+const catalog = async () => (await import('../protocol/endpoints.js')).endpoints
 
 export function generateBusinessNo(prefix: string, now = new Date()): string {
   return `${prefix}${compactGmt8(now)}${randomBytes(4).toString('hex').toUpperCase()}`
@@ -38,7 +41,7 @@ export async function outcomeUnknownHint<T>(create: Promise<T>, key: string, val
 
 export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
   const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('P')
-  return outcomeUnknownHint(call(client, endpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
+  return outcomeUnknownHint(call(client, fastEndpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
 }
 
 export async function closePayment(
@@ -47,7 +50,7 @@ export async function closePayment(
   useCancel: boolean,
   options: CallOptions = {},
 ): Promise<CallResult> {
-  return call(client, endpoints.close, {...ref, useCancel}, options)
+  return call(client, (await catalog()).close, {...ref, useCancel}, options)
 }
 
 export async function syncPayment(
@@ -55,13 +58,13 @@ export async function syncPayment(
   ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string},
   options: CallOptions = {},
 ): Promise<CallResult> {
-  return call(client, endpoints.syncPay, ref, options)
+  return call(client, (await catalog()).syncPay, ref, options)
 }
 
 export async function queryPayment(client: ClientConfig, ref: {orderNo?: string; bizOrderNo?: string}, options: CallOptions = {}): Promise<CallResult> {
-  return call(client, endpoints.queryPay, ref, options)
+  return call(client, fastEndpoints.queryPay, ref, options)
 }
 
 export async function ping(client: ClientConfig, options: CallOptions = {}): Promise<CallResult> {
-  return call(client, endpoints.ping, {}, options)
+  return call(client, (await catalog()).ping, {}, options)
 }

@@ -1,5 +1,9 @@
-import {describe, expect, it} from 'vitest'
-import {endpointUrl} from '../../src/client/http.js'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {endpointUrl, httpRequest, MAX_ANSWER_BYTES, postJson} from '../../src/client/http.js'
+import {TransportError} from '../../src/errors.js'
+import {bigAnswerServer, BIG_ANSWER_BYTES, type BigAnswerServer} from '../helpers/big-answer.js'
 
 describe('endpointUrl', () => {
   it('puts the path under the base address, keeping a path prefix of the base', () => {
@@ -7,5 +11,105 @@ describe('endpointUrl', () => {
     expect(endpointUrl('https://pay.example.com/', '/unipay/pay')).toBe('https://pay.example.com/unipay/pay')
     expect(endpointUrl('https://gw.example.com/payment', '/unipay/pay')).toBe('https://gw.example.com/payment/unipay/pay')
     expect(endpointUrl('https://gw.example.com/payment/', '/token/login')).toBe('https://gw.example.com/payment/token/login')
+  })
+})
+
+async function serve(handler: Parameters<typeof createServer>[1]) {
+  const server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  return {server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}
+}
+
+async function transportError(promise: Promise<unknown>): Promise<TransportError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e)
+  expect(error).toBeInstanceOf(TransportError)
+  return error as TransportError
+}
+
+describe('answer size cap', () => {
+  let big: BigAnswerServer | undefined
+  afterEach(async () => {
+    await big?.close()
+    big = undefined
+  })
+
+  for (const declareLength of [false, true]) {
+    it(`refuses a 50 MB answer ${declareLength ? 'that declares its length' : 'sent without a length'}, having read little more than the cap`, async () => {
+      big = await bigAnswerServer({declareLength})
+      const rssBefore = process.memoryUsage().rss
+      const error = await transportError(postJson(`${big.url}/unipay/pay`, '{}', {}))
+      const rssGrowth = process.memoryUsage().rss - rssBefore
+      expect(error.message).toContain('the answer is larger than 10 MB; refused')
+      expect(error.exitCode).toBe(4)
+      // the request was sent: a create may have been carried out
+      expect(error.outcomeUnknown).toBe(true)
+      const sent = await big.sent()
+      expect(sent).toBeLessThan(BIG_ANSWER_BYTES / 2)
+      if (declareLength) expect(sent).toBeLessThan(MAX_ANSWER_BYTES)
+      expect(rssGrowth).toBeLessThan(64 * 1024 * 1024)
+    })
+  }
+})
+
+describe('httpRequest', () => {
+  it('decodes multi-byte characters split across chunks', async () => {
+    const text = '支付'.repeat(1000)
+    const {server, url} = await serve((_req, res) => {
+      const bytes = Buffer.from(text)
+      // split inside a character: decoding must join the chunks first
+      res.write(bytes.subarray(0, 1))
+      setTimeout(() => res.end(bytes.subarray(1)), 10)
+    })
+    try {
+      expect((await postJson(url, '{}', {})).raw).toBe(text)
+    } finally {
+      server.close()
+    }
+  })
+
+  it('never follows a redirect', async () => {
+    let hits = 0
+    const {server, url} = await serve((_req, res) => {
+      hits++
+      res.writeHead(302, {location: '/elsewhere'}).end()
+    })
+    try {
+      const answer = await httpRequest(`${url}/unipay/pay`, {method: 'POST', body: '{}'})
+      expect(answer.status).toBe(302)
+      expect(answer.headers.location).toBe('/elsewhere')
+      expect(hits).toBe(1)
+    } finally {
+      server.close()
+    }
+  })
+
+  it('gives up after the timeout, as a request that may have landed', async () => {
+    const {server, url} = await serve(() => {
+      // never answers
+    })
+    try {
+      const started = Date.now()
+      const error = await transportError(postJson(url, '{}', {timeoutMs: 300}))
+      expect(Date.now() - started).toBeLessThan(3000)
+      expect(error.message).toBe(`could not reach ${url}: no answer within 0.3s`)
+      expect(error.outcomeUnknown).toBe(true)
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
+  it('says a refused connection was never sent', async () => {
+    const {server, url} = await serve(() => {})
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    const error = await transportError(postJson(url, '{}', {}))
+    expect(error.message).toContain('ECONNREFUSED')
+    expect(error.outcomeUnknown).toBe(false)
+  })
+
+  it('refuses an address that is not http(s) without sending anything', async () => {
+    const error = await transportError(postJson('ftp://127.0.0.1/unipay/pay', '{}', {}))
+    expect(error.message).toContain('unsupported protocol ftp:')
+    expect(error.outcomeUnknown).toBe(false)
   })
 })

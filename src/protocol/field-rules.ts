@@ -1,0 +1,235 @@
+// The field rules of the two calls that must start fast (pay create, query pay) without zod:
+// loading zod costs more than half a bare Node start, more than the whole call otherwise. Same
+// rules, messages and order of problems as the zod schemas in schemas.ts, which the sandbox
+// uses; test/protocol/field-rules.test.ts compares the two on every rule.
+import {PAY_METHODS, walletFromBarcode} from './enums.js'
+import {MAX_PAY_CENTS} from './money.js'
+import {parseGmt8} from './time.js'
+
+export interface FieldProblem {
+  field: string
+  message: string
+}
+
+/** A problem and whether it stops the checks after it (a wrong type does; a length does not). */
+interface Found extends FieldProblem {
+  stops: boolean
+}
+
+type Rule = (value: unknown, field: string, found: Found[]) => void
+
+const requiredOr = (what: string, value: unknown) => (value === undefined || value === null ? 'is required' : `must be ${what}`)
+
+/** Zod's own wording for a wrong type where the schema gives none. */
+function received(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN'
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'Infinity'
+  return typeof value
+}
+const wrongType = (expected: string, value: unknown) => `Invalid input: expected ${expected}, received ${received(value)}`
+/** zod still checks the length of a value of the wrong type when it has one (a list for a string). */
+const hasLength = (value: unknown): value is string | unknown[] => typeof value === 'string' || Array.isArray(value)
+
+function text(max: number, options: {min?: number; what?: string; also?: (value: string) => string | undefined} = {}): Rule {
+  return (value, field, found) => {
+    if (typeof value !== 'string') {
+      found.push({field, message: requiredOr(options.what ?? 'a string', value), stops: true})
+      if (!hasLength(value)) return
+    }
+    if (value.length > max) found.push({field, message: `must be at most ${max} characters`, stops: false})
+    if (options.min && value.length < options.min) found.push({field, message: 'is required', stops: false})
+    const message = typeof value === 'string' ? options.also?.(value) : undefined
+    if (message) found.push({field, message, stops: false})
+  }
+}
+
+const gmt8Time: Rule = (value, field, found) => {
+  if (typeof value !== 'string') return void found.push({field, message: requiredOr('a time', value), stops: true})
+  if (parseGmt8(value) === undefined) found.push({field, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)', stops: false})
+}
+
+function integer(min: number, max: number): Rule {
+  return (value, field, found) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return void found.push({field, message: requiredOr('a number', value), stops: true})
+    if (!Number.isInteger(value)) return void found.push({field, message: 'must be a whole number', stops: true})
+    if (!Number.isSafeInteger(value)) found.push({field, message: 'must be a whole number', stops: false})
+    if (value < min) found.push({field, message: `must be at least ${min}`, stops: false})
+    if (value > max) found.push({field, message: `must be at most ${max}`, stops: false})
+  }
+}
+
+const plainNumber: Rule = (value, field, found) => {
+  if (typeof value !== 'number' || !Number.isFinite(value)) found.push({field, message: wrongType('number', value), stops: true})
+}
+
+const boolean: Rule = (value, field, found) => {
+  if (typeof value !== 'boolean') found.push({field, message: wrongType('boolean', value), stops: true})
+}
+
+function oneOfValues(values: readonly string[], message: string): Rule {
+  return (value, field, found) => {
+    if (typeof value !== 'string' || !values.includes(value)) found.push({field, message, stops: true})
+  }
+}
+
+function list(item: Rule, max: number, tooMany: string): Rule {
+  return (value, field, found) => {
+    if (!Array.isArray(value)) {
+      found.push({field, message: wrongType('array', value), stops: true})
+      if (hasLength(value) && value.length > max) found.push({field, message: tooMany, stops: false})
+      return
+    }
+    // zod reports a list that is too long alone, before its items, and stops there
+    if (value.length > max) return void found.push({field, message: tooMany, stops: true})
+    value.forEach((entry, index) => item(entry, `${field}[${index}]`, found))
+  }
+}
+
+/** Absent as the schemas' dropAbsent has it: `null`, and PHP's `[]` for an empty map (protocol-notes section 1). */
+const absent = (value: unknown) => value === undefined || value === null || (Array.isArray(value) && value.length === 0)
+
+const optional = (rule: Rule): Rule => (value, field, found) => {
+  if (!absent(value)) rule(value, field, found)
+}
+
+type Shape = Record<string, Rule>
+
+function object(shape: Shape): Rule {
+  return (value, field, found) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return void found.push({field, message: wrongType('object', value), stops: true})
+    checkShape(shape, value as Record<string, unknown>, `${field}.`, found)
+  }
+}
+
+function checkShape(shape: Shape, body: Record<string, unknown>, prefix: string, found: Found[]): void {
+  for (const [name, rule] of Object.entries(shape)) rule(body[name], `${prefix}${name}`, found)
+}
+
+export interface FieldRules {
+  shape: Shape
+  /** Rules across fields, run only when no field has a wrong type (as zod does). */
+  across?: (body: Record<string, unknown>, found: FieldProblem[]) => void
+}
+
+export function checkRules(rules: FieldRules, body: Record<string, unknown>): FieldProblem[] {
+  const found: Found[] = []
+  checkShape(rules.shape, body, '', found)
+  const problems = found.map(({field, message}) => ({field, message}))
+  if (rules.across && !found.some((problem) => problem.stops)) rules.across(body, problems)
+  return problems
+}
+
+function oneOf(fields: string[]): FieldRules['across'] {
+  return (body, problems) => {
+    if (fields.some((field) => !absent(body[field]) && body[field] !== '')) return
+    problems.push({field: fields[0], message: `one of ${fields.join(' / ')} is required`})
+  }
+}
+
+const commonShape: Shape = {
+  mchNo: text(32, {min: 1}),
+  appId: optional(text(32)),
+  channelMchNo: optional(text(32)),
+  reqId: text(64, {min: 1}),
+  nonceStr: optional(text(32)),
+  reqTime: gmt8Time,
+  clientIp: optional(text(64)),
+}
+
+const httpUrl = (max: number) => text(max, {also: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : 'must be an http(s) URL')})
+
+function isJson(value: string): boolean {
+  try {
+    JSON.parse(value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const payRules: FieldRules = {
+  shape: {
+    ...commonShape,
+    bizOrderNo: text(100, {min: 1}),
+    title: text(100, {min: 1}),
+    description: optional(text(50)),
+    amount: integer(1, MAX_PAY_CENTS),
+    currency: optional(text(8, {also: (value) => (/^[a-z]{3}$/.test(value) ? undefined : 'must be a 3-letter lower-case ISO 4217 code')})),
+    product: optional(text(32)),
+    method: optional(oneOfValues(PAY_METHODS, 'must be a PayMethodEnum value')),
+    capability: optional(text(32)),
+    openId: optional(text(128)),
+    channelAppId: optional(text(128)),
+    authCode: optional(text(128)),
+    limitPay: optional(list(text(32), 10, 'must have at most 10 values')),
+    extraParam: optional(text(2048, {also: (value) => (isJson(value) ? undefined : 'must be JSON text')})),
+    goodsDetail: optional(
+      list(
+        object({
+          goodsId: text(32),
+          goodsName: text(256),
+          quantity: integer(1, 99_999_999),
+          unitPrice: integer(0, MAX_PAY_CENTS),
+          category: optional(text(32)),
+          description: optional(text(1000)),
+          showUrl: optional(text(400)),
+        }),
+        50,
+        'must have at most 50 items',
+      ),
+    ),
+    notifyUrl: optional(httpUrl(200)),
+    returnUrl: optional(httpUrl(200)),
+    attach: optional(text(500)),
+    expiredTime: optional(gmt8Time),
+    terminal: optional(
+      object({
+        terminalNo: optional(text(32)),
+        storeNo: optional(text(64)),
+        operatorId: optional(text(32)),
+        deviceName: optional(text(64)),
+        deviceIp: optional(text(64)),
+        longitude: optional(plainNumber),
+        latitude: optional(plainNumber),
+      }),
+    ),
+    allocation: optional(boolean),
+  },
+  across(body, problems) {
+    const method = body.method as string | undefined
+    const authCode = body.authCode as string | undefined
+    if ((method === 'walletA_jsapi' || method === 'walletA_mini') && !body.openId) problems.push({field: 'openId', message: `is required for ${method}`})
+    if (method?.endsWith('_barcode') && !authCode) problems.push({field: 'authCode', message: `is required for ${method}`})
+    if (authCode && (!method || method.endsWith('_barcode'))) {
+      const wallet = walletFromBarcode(authCode)
+      if (!wallet) {
+        problems.push({field: 'authCode', message: 'must start with a known barcode prefix (10-15 walletA, 25-30 walletB, 62 walletC)'})
+      } else if (method && !method.startsWith(wallet)) {
+        problems.push({field: 'method', message: `contradicts the barcode, which is a ${wallet} code`})
+      }
+    }
+  },
+}
+
+export const queryPayRules: FieldRules = {
+  shape: {...commonShape, orderNo: optional(text(100)), bizOrderNo: optional(text(100))},
+  across: oneOf(['orderNo', 'bizOrderNo']),
+}
+
+/** What the pipeline needs of an endpoint: where, how it may be retried, how to check a body. */
+export interface CallEndpoint {
+  path: string
+  /** `create` calls are never resent with a new reqId; `read` calls may be. */
+  kind: 'create' | 'read' | 'action'
+  /** Defaults the server fills before rebuilding the string, so the client must send them. */
+  defaults?: Record<string, unknown>
+  check(body: Record<string, unknown>): FieldProblem[]
+}
+
+/** The endpoints whose commands load no zod; endpoints.ts adds their zod schemas for the sandbox. */
+export const fastEndpoints = {
+  pay: {path: '/unipay/pay', kind: 'create', check: (body) => checkRules(payRules, body)},
+  queryPay: {path: '/unipay/query/pay-order', kind: 'read', check: (body) => checkRules(queryPayRules, body)},
+} satisfies Record<string, CallEndpoint>

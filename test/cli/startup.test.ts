@@ -1,0 +1,68 @@
+// Start-up is most of a call's time: these pin down what a run may load, so that a later import
+// cannot quietly bring back a heavy module (see README, "Dependencies").
+import {spawnSync} from 'node:child_process'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {generateRsaKeyPair} from '../../src/protocol/keys.js'
+import {cli, type Cli} from '../helpers/cli.js'
+
+const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+const OUR_DIST = fileURLToPath(new URL('../../dist/', import.meta.url))
+const REGISTER = fileURLToPath(new URL('../helpers/loaded-modules/register.mjs', import.meta.url))
+
+let c: Cli
+
+beforeAll(async () => {
+  c = cli()
+  const pair = generateRsaKeyPair()
+  writeFileSync(join(c.dir, 'merchant.pem'), pair.privateKeyPem, {mode: 0o600})
+  writeFileSync(join(c.dir, 'platform.pem'), pair.publicKeyPem)
+  // a remote profile: a dry run then loads what a real call loads, without a local sandbox
+  const added = await c.run(['profile', 'add', 'remote', '--base-url', 'http://127.0.0.1:9', '--mch-no', 'M1', '--private-key-file', join(c.dir, 'merchant.pem'), '--platform-public-key-file', join(c.dir, 'platform.pem')])
+  expect(added.code).toBe(0)
+})
+
+afterAll(async () => {
+  await c.cleanup()
+})
+
+/** The files and URLs of every module one run loaded. */
+function loadedBy(args: string[]): string[] {
+  const file = join(c.dir, `loaded-${Math.random().toString(36).slice(2)}.txt`)
+  const result = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], {env: {...c.env, UNIPAY_LOADED_MODULES: file}, encoding: 'utf8'})
+  expect(result.status, result.stderr).toBe(0)
+  const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean)
+  rmSync(file)
+  // the mechanism works: oclif itself is always seen, CommonJS (require cache) and ES (our bin) alike
+  expect(loaded.some((entry) => entry.includes('/node_modules/@oclif/core/lib/config/'))).toBe(true)
+  expect(loaded.some((entry) => entry.endsWith('/bin/run.js'))).toBe(true)
+  return loaded
+}
+
+const packages = (loaded: string[]) => new Set(loaded.map((entry) => /\/node_modules\/((@[^/]+\/)?[^/]+)\//.exec(entry)?.[1]).filter(Boolean))
+
+// Each of these cost a measurable share of a start (README, "Dependencies").
+const HEAVY = ['zod', 'got', 'semver', 'conf', '@inquirer/prompts', 'qrcode', 'csv-parse', 'csv-stringify', 'cli-progress']
+
+describe('what a run loads', () => {
+  it('--version loads oclif and nothing of ours or of the heavy modules', () => {
+    const loaded = loadedBy(['--version'])
+    const found = packages(loaded)
+    for (const name of [...HEAVY, 'lossless-json', 'cli-table3', '@oclif/plugin-help', '@oclif/plugin-autocomplete']) expect(found, name).not.toContain(name)
+    expect(loaded.filter((entry) => entry.replace(/^file:\/\//, '').startsWith(OUR_DIST))).toEqual([])
+  })
+
+  it('pay create and query pay load no zod nor any other heavy module', () => {
+    for (const args of [
+      ['pay', 'create', '--title', 'x', '--amount', '1'],
+      ['query', 'pay', '--order-no', 'P1'],
+    ]) {
+      const found = packages(loadedBy([...args, '--profile', 'remote', '--dry-run', '--json']))
+      for (const name of HEAVY) expect(found, `${args.join(' ')}: ${name}`).not.toContain(name)
+      // it is a real run: the protocol layer was loaded
+      expect(found).toContain('lossless-json')
+    }
+  })
+})

@@ -1,0 +1,46 @@
+import {describe, expect, it} from 'vitest'
+import {checkRules, payRules, queryPayRules} from '../../src/protocol/field-rules.js'
+import {checkFields, payFields, queryPayFields} from '../../src/protocol/schemas.js'
+
+// The zod-free rules must say exactly what the zod schemas say, problem for problem, so the
+// client (fast rules) and the sandbox (zod) never disagree about a request.
+const valid = {mchNo: 'M1', reqId: 'R1', reqTime: '2025-01-01 10:00:00', bizOrderNo: 'B1', title: 'Coffee', amount: 100}
+const long = (n: number) => 'x'.repeat(n)
+const values: unknown[] = [
+  undefined, null, '', 'x', 'CNY', 'cny', long(33), long(65), long(101), long(201), long(2049), 'https://shop.example.com/n', 'ftp://x', '{"a":1}', '{',
+  '2025-01-01 10:00:00', '2025-13-01 10:00:00', 'walletA_jsapi', 'walletB_barcode', 'nope', '134567890123456789', '2512', '99',
+  0, 1, 100, -1, 1.5, 2 ** 60, 9_999_999_999, 10_000_000_000, Number.NaN, Number.POSITIVE_INFINITY, true, false,
+  [], ['a'], [long(33), 5], Array(11).fill('a'), [null], [{}], [[]], [5], Array(51).fill({}),
+  [{goodsId: 'G', goodsName: 'N', quantity: 1, unitPrice: 0}], [{goodsId: long(33), goodsName: 5, quantity: 0, unitPrice: 1.5}],
+  {}, {longitude: 'x'}, {longitude: 1.5, storeNo: long(65)}, {terminalNo: null},
+]
+// rules across fields depend on these, so every value is also tried beside each of them
+const contexts: Record<string, unknown>[] = [{}, {method: 'walletA_jsapi'}, {method: 'walletB_barcode'}, {authCode: '2512'}, {method: 'walletA_barcode', authCode: '2512'}]
+
+function compare(rules: Parameters<typeof checkRules>[0], schema: Parameters<typeof checkFields>[0], base: Record<string, unknown>, fields: string[]) {
+  let compared = 0
+  for (const context of contexts) {
+    for (const field of fields) {
+      for (const value of values) {
+        const body = {...base, ...context, [field]: value}
+        expect({body, problems: checkRules(rules, body)}).toEqual({body, problems: checkFields(schema, body)})
+        compared++
+      }
+    }
+  }
+  return compared
+}
+
+describe('fast field rules agree with the zod schemas', () => {
+  it('pay: every field, every kind of value, with and without the rules across fields', () => {
+    const fields = [...Object.keys(payFields.shape), 'unknownField']
+    expect(compare(payRules, payFields, valid, fields)).toBeGreaterThan(5000)
+  })
+
+  it('query pay: every field, every kind of value', () => {
+    const base = {mchNo: 'M1', reqId: 'R1', reqTime: '2025-01-01 10:00:00'}
+    const fields = Object.keys(queryPayFields.shape)
+    compare(queryPayRules, queryPayFields, base, fields)
+    compare(queryPayRules, queryPayFields, {...base, orderNo: 'P1'}, fields)
+  })
+})
