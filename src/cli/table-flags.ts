@@ -13,6 +13,6 @@ export function tableOptions(flags: {columns?: string; wide?: boolean}, notice: 
     columns: flags.columns?.split(',').map((name) => name.trim()).filter(Boolean),
     wide: flags.wide,
     importance,
-    onHidden: (hidden) => notice(`(${hidden.join(', ')} left out to fit the terminal: --wide, or --columns to choose)`),
+    onHidden: (hidden) => notice(`left out to fit: ${hidden.join(', ')} (--wide, or --columns)`),
   }
 }
