@@ -87,3 +87,17 @@ describe('paged lists', () => {
     expect(all.stderr).toMatch(/^3 of 3 refunds$/m)
   })
 })
+
+describe('records on a terminal', () => {
+  it('a gateway order: compact label/value lines within 80 columns, statuses in words', async () => {
+    const order = await c.json(['gateway', 'prepay', '--title', '网关收银台测试订单', '--amount', '100', '--type', 'cashier'])
+    expect(order.code).toBe(0)
+    const {output, code} = await onTerminal(['query', 'gateway', '--order-no', order.body.data.orderNo], c.env, 80)
+    expect(code).toBe(0)
+    for (const line of output.split('\n')) expect(width(line), line).toBeLessThanOrEqual(80)
+    expect(output).toMatch(/^status +wait_pay \(waiting for the payer\)$/m)
+    expect(output).toMatch(/^fundStatus +init \(not started\)$/m)
+    expect(output).toMatch(/^title {8}网关收银台测试订单$/m)
+    expect(output).not.toMatch(/[─│┌]/)
+  })
+})
