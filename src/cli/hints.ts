@@ -35,15 +35,12 @@ export function settingsHint(error: UnipayError, profile: ResolvedProfile): stri
   return undefined
 }
 
-/**
- * oclif's parse errors in the tool's words: no "The following error occurred" preamble or
- * "See more help" trailer; a missing flag named as it is typed (--account).
- */
+/** oclif's parse errors in the tool's style: no "The following error occurred" preamble or "See more help" trailer. */
 export function parseErrorMessage(message: string): string {
-  const lines = message
+  return message
     .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line && !/^The following errors? occurred:$/.test(line) && !/^See more help with --help$/.test(line))
-    .map((line) => line.replace(/^Missing required flag (?:--)?([\w-]+)$/, 'missing required flag --$1'))
-  return lines.join('\n')
+    .filter((line) => line.trim() && !/^The following errors? occurred:$/.test(line.trim()) && !/^See more help with --help$/.test(line.trim()))
+    // oclif indents what follows its preamble
+    .map((line) => line.replace(/^ {2}/, '').trimEnd())
+    .join('\n')
 }
