@@ -112,11 +112,13 @@ export function renderRows(headers: string[], rows: string[][], tty: boolean, op
   let widths = [...natural]
   if (!options.wide) {
     const width = options.width ?? terminalWidth()
-    const fitted = fit(headers, natural, shown, width, options.columns ? undefined : options.importance)
+    const candidates = shown
+    const fitted = fit(headers, natural, candidates, width, options.columns ? undefined : options.importance)
     shown = fitted.shown
     widths = fitted.widths
-    const hidden = headers.filter((_, i) => !shown.includes(i) && (!options.columns || options.columns.includes(headers[i])))
-    if (hidden.length && !options.columns) options.onHidden?.(hidden)
+    // chosen columns too (--columns) can be too many for the width: never left out silently
+    const hidden = candidates.filter((i) => !shown.includes(i)).map((i) => headers[i])
+    if (hidden.length) options.onHidden?.(hidden)
   }
   const line = (row: string[]) => shown.map((i) => pad(truncate(row[i], widths[i]), widths[i])).join(' '.repeat(GAP)).trimEnd()
   return [line(headers), line(headers.map((_, i) => '─'.repeat(widths[i]))), ...cells.map(line)].join('\n')

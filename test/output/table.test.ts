@@ -66,6 +66,10 @@ describe('tables', () => {
   it('shows the chosen columns in the chosen order, and all of them with --wide', () => {
     const chosen = renderRows(HEADERS, ROWS, true, {width: 80, columns: ['status', 'id']})
     expect(chosen.split('\n')[0]).toMatch(/^status +id$/)
+    const hidden: string[][] = []
+    const narrow = renderRows(HEADERS, ROWS, true, {width: 40, columns: ['bizRefundNo', 'bizOrderNo'], onHidden: (h) => hidden.push(h)})
+    expect(narrow.split('\n')[0]).toMatch(/^bizRefundNo +$|^bizRefundNo$/)
+    expect(hidden).toEqual([['bizOrderNo']])
     expect(renderRows(HEADERS, ROWS, false, {columns: ['status', 'id']}).split('\n')[1]).toBe('fail (failed)\t2000000000000001')
     const wide = renderRows(HEADERS, ROWS, true, {width: 80, wide: true})
     for (const header of HEADERS) expect(wide.split('\n')[0]).toContain(header)
