@@ -42,6 +42,8 @@ export abstract class BaseCommand extends Command {
   }
 
   protected io: Io = processIo()
+  /** The profile of this run once resolved, for hints on errors. */
+  private resolved?: ResolvedProfile
 
   /** The exit code this run ends with; read by tests that run commands in-process. */
   exitCode = 0
@@ -84,6 +86,7 @@ export abstract class BaseCommand extends Command {
       notice: (message) => this.notice(message),
     })
     for (const warning of profile.warnings) this.notice(`warning: ${warning}`)
+    this.resolved = profile
     return profile
   }
 
@@ -165,6 +168,14 @@ export abstract class BaseCommand extends Command {
     this.parsed = true
     if (exitCode === 0) return
     const flagged = known && error instanceof UsageError ? this.describeProblems(error) : []
+    if (known && !error.hint && this.resolved) {
+      const {settingsHint} = await import('./hints.js')
+      error.hint = settingsHint(error, this.resolved)
+    }
+    if (parseError) {
+      const {parseErrorMessage} = await import('./hints.js')
+      error.message = parseErrorMessage(error.message)
+    }
     const hint = known ? error.hint : undefined
     if (this.json) {
       const body: Record<string, unknown> = {

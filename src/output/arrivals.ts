@@ -5,7 +5,7 @@ import type {Arrival} from '../services/listen.js'
 import {money} from './format.js'
 
 const COLUMNS: [header: string, width: number][] = [
-  ['TIME', 8],
+  ['GMT+8', 8],
   ['PROTOCOL', 8],
   ['EVENT', 16],
   ['STATUS', 13],

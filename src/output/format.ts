@@ -2,6 +2,7 @@
 // they came (the platform may add enum values).
 import {centsToYuan} from '../protocol/money.js'
 import {STATUS_WORDS} from '../protocol/enums.js'
+import {formatGmt8} from '../protocol/time.js'
 
 export function money(value: unknown): string {
   const text = display(value)
@@ -12,6 +13,13 @@ export function status(value: unknown): string {
   const text = display(value)
   const words = STATUS_WORDS[text]
   return words && words !== text ? `${text} (${words})` : text
+}
+
+/** An ISO 8601 time (the management API's) as the GMT+8 `yyyy-MM-dd HH:mm:ss` of every other screen. */
+export function time(value: unknown): string {
+  const text = display(value)
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return text
+  return formatGmt8(new Date(text))
 }
 
 export function display(value: unknown): string {

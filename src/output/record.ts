@@ -2,7 +2,7 @@
 import {display, money, status} from './format.js'
 
 const MONEY = new Set(['amount', 'realAmount', 'refundableBalance', 'orderAmount'])
-const STATUS = new Set(['status', 'orderStatus', 'refundStatus'])
+const STATUS = new Set(['status', 'orderStatus', 'refundStatus', 'fundStatus'])
 
 export function recordRows(data: unknown, skip: string[] = []): [string, string][] {
   if (data === null || typeof data !== 'object') return [['data', display(data)]]

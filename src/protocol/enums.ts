@@ -3,6 +3,8 @@ export const PAY_STATUS = ['wait', 'progress', 'success', 'close', 'cancel', 'fa
 export type PayStatus = (typeof PAY_STATUS)[number]
 
 export const PAY_REFUND_STATUS = ['no_refund', 'refunding', 'partial_refund', 'refunded'] as const
+/** RefundOrderStatusEnum. */
+export const REFUND_STATUS = ['progress', 'success', 'fail', 'close'] as const
 export const PAY_BODY_TYPES = ['link', 'jsapi', 'from', 'identifier', 'qr_code', 'json'] as const
 export type PayBodyType = (typeof PAY_BODY_TYPES)[number]
 

@@ -6,6 +6,7 @@ import {createServer, type IncomingMessage, type ServerResponse} from 'node:http
 import type {AddressInfo} from 'node:net'
 import {checkEasyPayCallback, checkSystemCallback, type CallbackCheck, type CallbackKeys, type CallbackProtocol} from '../protocol/callback.js'
 import {JsonSyntaxError} from '../protocol/json.js'
+import {isoGmt8} from '../protocol/time.js'
 
 /** Documented in `listen --help`: a fixed port, so a notifyUrl written once keeps working. */
 export const DEFAULT_LISTEN_PORT = 8787
@@ -16,7 +17,7 @@ const FORWARD_TIMEOUT_MS = 10_000
 const EXCERPT_CHARS = 200
 
 export interface Arrival {
-  /** ISO 8601. */
+  /** ISO 8601 in GMT+8 (`+08:00`). */
   time: string
   protocol: CallbackProtocol | 'unknown'
   method: string
@@ -127,7 +128,8 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     const protocol: Arrival['protocol'] = method === 'POST' ? 'system' : method === 'GET' ? 'easy_pay' : 'unknown'
     const body = await readBody(req)
     const arrival: Arrival = {
-      time: new Date().toISOString(),
+      // GMT+8 like every time the platform and the other screens show
+      time: isoGmt8(new Date()),
       protocol,
       method,
       path,

@@ -1,9 +1,10 @@
 // Profile management: validation of what is stored (addresses, key files that really hold
 // keys), so that a broken profile is refused when written, not when money is on the line.
 import {readFileSync} from 'node:fs'
-import {resolve} from 'node:path'
+import {homedir} from 'node:os'
+import {join, resolve} from 'node:path'
 import {ConfigError, UsageError} from '../errors.js'
-import {LOCAL_PROFILE, SETTINGS, type Profile} from '../profiles/model.js'
+import {LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {keyFingerprint, KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 
@@ -12,6 +13,11 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 export function checkProfileName(name: string): void {
   if (!NAME.test(name)) throw new UsageError(`profile name "${name}": use letters, digits, _ . - (at most 64)`)
   if (name === LOCAL_PROFILE) throw new UsageError('"local" is the built-in local sandbox profile; choose another name')
+}
+
+/** `~/keys/a.pem` as the shell would expand it: prompts and `--flag=~/...` get no shell expansion. */
+export function expandHome(path: string): string {
+  return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path
 }
 
 /** Checks one setting and returns the value to store (key files as absolute paths). */
@@ -23,7 +29,7 @@ export function checkSetting(key: string, value: string): Partial<Profile> {
   if (key === 'environment' && value === 'local') throw new UsageError('environment "local" is reserved for the built-in profile; use sandbox or production')
   try {
     if (key === 'privateKeyFile' || key === 'platformPublicKeyFile') {
-      const file = resolve(value)
+      const file = resolve(expandHome(value))
       let text: string
       try {
         text = readFileSync(file, 'utf8')
@@ -85,9 +91,40 @@ export function keyFacts(profile: Profile): Record<string, string> {
   return facts
 }
 
+/**
+ * What `profile show` prints: settings with secrets hidden and keys by file and fingerprint,
+ * never key material. The local profile is described from the running sandbox, if any.
+ */
+export function describeProfile(
+  name: string,
+  profile: Profile,
+  active: boolean,
+  sandbox?: {url: string; mchNo: string; appId: string; privateKeyFile: string; platformPublicKeyPem: string},
+): Record<string, string | boolean> {
+  let shown: Profile = profile
+  if (name === LOCAL_PROFILE) {
+    shown = sandbox
+      ? {...profile, baseUrl: sandbox.url, mchNo: sandbox.mchNo, appId: sandbox.appId, privateKeyFile: sandbox.privateKeyFile, platformPublicKey: sandbox.platformPublicKeyPem}
+      : {...profile, baseUrl: 'the local sandbox (not running: it starts with the first call)'}
+  }
+  const settings = redactProfile(shown)
+  // A public key is not secret, but a screen of PEM is no use: its fingerprint says which key it is.
+  if (settings.platformPublicKey) settings.platformPublicKey = '(inline, see platform key)'
+  return {name, active, ...settings, ...keyFacts(shown)}
+}
+
 /** Keeps a management session token in the profile (the built-in local one included). */
 export async function storeToken(store: ProfileStore, name: string, token: string): Promise<void> {
   const profile = (await store.get(name)) ?? (name === LOCAL_PROFILE ? {environment: 'local' as const} : undefined)
   if (!profile) throw new ConfigError(`no profile named "${name}"`)
   await store.save(name, {...profile, token})
+}
+
+/** Ends the management session of a profile: the stored token is dropped. Whether there was one. */
+export async function dropToken(store: ProfileStore, name: string): Promise<boolean> {
+  const profile = await store.get(name)
+  if (!profile?.token) return false
+  const {token: _dropped, ...rest} = profile
+  await store.save(name, rest)
+  return true
 }

@@ -1,5 +1,14 @@
 import {describe, expect, it} from 'vitest'
-import {renderRecord, renderRows} from '../../src/output/table.js'
+import {displayWidth, renderRecord, renderRows} from '../../src/output/table.js'
+
+const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth))
+
+// Rows as `refunds list` shows them: numbers, money, status words, a Chinese title.
+const HEADERS = ['id', 'refundNo', 'bizRefundNo', 'bizOrderNo', 'title', 'amount', 'status', 'createTime']
+const ROWS = [
+  ['2000000000000001', 'RF20261124032524000001', 'RF20261124032524EA31AA74', 'P202611240325212F7CD292', '测试订单标题很长的中文名称', '40 (¥0.40)', 'fail (failed)', '2026-11-24 03:25:24'],
+  ['2000000000000002', 'RF20261124032529000002', 'RF-2', 'P2', 'Coffee', '1234567 (¥12345.67)', 'progress (in progress)', '2026-11-24 03:25:29'],
+]
 
 describe('tables', () => {
   it('never pass control characters (terminal escape sequences) through', () => {
@@ -9,7 +18,77 @@ describe('tables', () => {
     expect(renderRows(['a'], [[hostile]], true)).not.toMatch(/[\u001b\u0007\u009b]/)
   })
 
-  it('keeps tab-separated rows one line each when piped', () => {
-    expect(renderRows(['x', 'y'], [['a\tb', 'c\nd']], false)).toBe('x\ty\na b\tc d')
+  it('keeps tab-separated rows one line each when piped, whatever the width', () => {
+    expect(renderRows(['x', 'y'], [['a\tb', 'c\nd']], false, {width: 10})).toBe('x\ty\na b\tc d')
   })
+
+  it('counts Chinese characters as two columns', () => {
+    expect(displayWidth('测试')).toBe(4)
+    expect(displayWidth('¥0.40')).toBe(5)
+    expect(displayWidth('e\u0301')).toBe(1)
+  })
+
+  for (const width of [80, 100, 160]) {
+    it(`fits a list table into ${width} columns, most important columns first, amounts whole`, () => {
+      const hidden: string[][] = []
+      const text = renderRows(HEADERS, ROWS, true, {width, importance: ['bizRefundNo', 'amount', 'status', 'title'], onHidden: (h) => hidden.push(h)})
+      expect(widest(text)).toBeLessThanOrEqual(width)
+      const [head, rule, ...lines] = text.split('\n')
+      expect(head).toContain('bizRefundNo')
+      expect(rule).toMatch(/^─+/)
+      expect(text).toContain('1234567 (¥12345.67)')
+      expect(text).toContain('RF20261124032524EA31AA74')
+      // columns line up: every cell of a column starts at the header's column
+      const at = displayWidth(head.slice(0, head.indexOf('amount')))
+      for (const line of lines) {
+        const chars = [...line]
+        let col = 0
+        let prefix = ''
+        for (const ch of chars) {
+          if (col >= at) break
+          prefix += ch
+          col += displayWidth(ch)
+        }
+        expect(col, line).toBe(at)
+        expect(line.slice(prefix.length)).toMatch(/^\d+ \(¥/)
+      }
+      // what is not shown is named, so the user knows to ask for it
+      for (const header of HEADERS) expect(head.includes(header) || hidden[0].includes(header), header).toBe(true)
+      expect(head.split(/ +/).length).toBeGreaterThanOrEqual(width === 80 ? 3 : width === 100 ? 4 : 7)
+    })
+  }
+
+  it('cuts a long cell with an ellipsis at its display width', () => {
+    const text = renderRows(['title', 'note'], [['测试订单标题很长的中文名称'.repeat(4), 'x'.repeat(30)]], true, {width: 40})
+    expect(widest(text)).toBeLessThanOrEqual(40)
+    expect(text).toContain('…')
+  })
+
+  it('shows the chosen columns in the chosen order, and all of them with --wide', () => {
+    const chosen = renderRows(HEADERS, ROWS, true, {width: 80, columns: ['status', 'id']})
+    expect(chosen.split('\n')[0]).toMatch(/^status +id$/)
+    const hidden: string[][] = []
+    const narrow = renderRows(HEADERS, ROWS, true, {width: 40, columns: ['bizRefundNo', 'bizOrderNo'], onHidden: (h) => hidden.push(h)})
+    expect(narrow.split('\n')[0]).toMatch(/^bizRefundNo +$|^bizRefundNo$/)
+    expect(hidden).toEqual([['bizOrderNo']])
+    expect(renderRows(HEADERS, ROWS, false, {columns: ['status', 'id']}).split('\n')[1]).toBe('fail (failed)\t2000000000000001')
+    const wide = renderRows(HEADERS, ROWS, true, {width: 80, wide: true})
+    for (const header of HEADERS) expect(wide.split('\n')[0]).toContain(header)
+    expect(wide).not.toContain('…')
+    expect(() => renderRows(HEADERS, ROWS, true, {columns: ['stauts']})).toThrow('unknown column "stauts"; columns: id, refundNo, bizRefundNo')
+  })
+
+  for (const width of [80, 100, 160]) {
+    it(`renders a record compactly in ${width} columns: labels sized to the longest, long values wrapped`, () => {
+      const sign = 'A'.repeat(344)
+      const text = renderRecord([['title', '测试订单'], ['refundableBalance', '36 (¥0.36)'], ['sign', sign], ['empty', '']], true, width)
+      expect(widest(text)).toBeLessThanOrEqual(width)
+      const lines = text.split('\n')
+      expect(lines[0]).toBe('title              测试订单')
+      expect(lines[1]).toBe('refundableBalance  36 (¥0.36)')
+      expect(text).not.toMatch(/[─┌│]/)
+      expect(text.replace(/\s/g, '')).toContain(`sign${sign}`)
+      expect(text).not.toContain('empty')
+    })
+  }
 })

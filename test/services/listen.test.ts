@@ -87,6 +87,7 @@ describe('system callbacks', () => {
     })
     expect(arrivals[0].reason).toBeUndefined()
     expect(Number.isNaN(Date.parse(arrivals[0].time))).toBe(false)
+    expect(arrivals[0].time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/)
   })
 
   it('does not acknowledge a callback with one changed field, and says why', async () => {

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {redactProfile} from '../../profiles/model.js'
 import {renderRecord} from '../../output/table.js'
-import {addProfile} from '../../services/profiles.js'
+import {addProfile, checkSetting} from '../../services/profiles.js'
 
 export default class ProfileAdd extends BaseCommand {
   static summary = 'Add a merchant profile'
@@ -51,14 +51,26 @@ export default class ProfileAdd extends BaseCommand {
 
   private async ask(settings: Record<string, string | undefined>): Promise<void> {
     const {input, select} = await import('@inquirer/prompts')
+    // Each answer is checked at its prompt, so a mistyped key file is asked again at once.
+    const check = (key: string, required: boolean) => (answer: string) => {
+      if (answer.trim() === '') return required ? 'required' : true
+      try {
+        checkSetting(key, answer.trim())
+        return true
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    const ask = async (key: string, message: string, required = false) =>
+      (await input({message, validate: check(key, required)})).trim() || undefined
     settings.environment ??= await select({
       message: 'Environment',
       choices: [{value: 'sandbox'}, {value: 'production'}],
     })
-    settings.baseUrl ??= await input({message: 'Platform address (https://...)', required: true})
-    settings.mchNo ??= await input({message: 'Merchant number (mchNo)', required: true})
-    settings.appId ??= (await input({message: 'Application id (appId, blank for the default app)'})) || undefined
-    settings.privateKeyFile ??= (await input({message: 'Merchant private key file (blank: none yet, see `unipay keys generate`)'})) || undefined
-    settings.platformPublicKeyFile ??= (await input({message: 'Platform public key file'})) || undefined
+    settings.baseUrl ??= await ask('baseUrl', 'Platform address (https://...)', true)
+    settings.mchNo ??= await ask('mchNo', 'Merchant number (mchNo)', true)
+    settings.appId ??= await ask('appId', 'Application id (appId, blank for the default app)')
+    settings.privateKeyFile ??= await ask('privateKeyFile', 'Merchant private key file (blank: none yet, see `unipay keys generate`)')
+    settings.platformPublicKeyFile ??= await ask('platformPublicKeyFile', 'Platform public key file')
   }
 }

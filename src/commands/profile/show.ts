@@ -1,28 +1,31 @@
 import {Args} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, profileFlags} from '../../cli/base.js'
 import {ConfigError} from '../../errors.js'
+import {readRuntime} from '../../local-sandbox/control.js'
 import {renderRecord} from '../../output/table.js'
-import {LOCAL_PROFILE, redactProfile} from '../../profiles/model.js'
-import {keyFacts} from '../../services/profiles.js'
+import {LOCAL_PROFILE} from '../../profiles/model.js'
+import {describeProfile} from '../../services/profiles.js'
 
 export default class ProfileShow extends BaseCommand {
-  static summary = 'Show a profile (secrets hidden, keys by fingerprint)'
-  static examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show staging --json']
-  static args = {name: Args.string({description: 'profile name (default: the active one)'})}
+  static summary = 'Show a profile: mchNo, appId, key files and fingerprints (never keys or secrets)'
+  static examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show --profile staging', '<%= config.bin %> profile show staging --json']
+  static args = {name: Args.string({description: 'profile name (default: --profile, else the active one)'})}
+  static flags = {profile: profileFlags.profile}
 
   async run(): Promise<void> {
-    const {args} = await this.parse(ProfileShow)
+    const {args, flags} = await this.parse(ProfileShow)
     const store = this.profileStore()
     const active = await store.activeName()
-    const name = args.name ?? active
-    if (name === LOCAL_PROFILE) {
-      const facts = {name, active: active === name, environment: 'local', baseUrl: 'the local sandbox (see `unipay sandbox status`)'}
-      await this.emit(facts, () => this.io.out(renderRecord(Object.entries(facts).map(([k, v]) => [k, String(v)]), this.io.stdoutTty)))
-      return
-    }
-    const profile = await store.get(name)
-    if (!profile) throw new ConfigError(`no profile named "${name}"`)
-    const facts = {name, active: active === name, ...redactProfile(profile), ...keyFacts(profile)}
+    const name = args.name ?? flags.profile ?? (process.env.UNIPAY_PROFILE || undefined) ?? active
+    const stored = await store.get(name)
+    if (!stored && name !== LOCAL_PROFILE) throw new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)
+    const runtime = name === LOCAL_PROFILE ? readRuntime(this.config.dataDir) : undefined
+    const facts = describeProfile(
+      name,
+      stored ?? {environment: 'local'},
+      active === name,
+      runtime && {url: runtime.url, mchNo: runtime.merchant.mchNo, appId: runtime.merchant.appId, privateKeyFile: runtime.merchant.privateKeyFile, platformPublicKeyPem: runtime.platformPublicKeyPem},
+    )
     await this.emit(facts, () => this.io.out(renderRecord(Object.entries(facts).map(([k, v]) => [k, String(v)]), this.io.stdoutTty)))
   }
 }

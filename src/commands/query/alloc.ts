@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {tableFlags, tableOptions} from '../../cli/table-flags.js'
 import {display, status} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord, renderRows} from '../../output/table.js'
@@ -22,6 +23,7 @@ export default class QueryAlloc extends BaseCommand {
     ...apiFlags,
     'alloc-no': Flags.string({description: 'platform allocation number (wins)'}),
     'biz-alloc-no': Flags.string({description: 'merchant allocation number'}),
+    ...tableFlags,
   }
 
   async run(): Promise<void> {
@@ -39,6 +41,7 @@ export default class QueryAlloc extends BaseCommand {
           ['receiverType', 'receiverAccount', 'receiverName', 'amount (yuan)', 'result', 'errorMsg', 'finishTime'],
           details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount, unit), status(d.result), display(d.errorMsg), display(d.finishTime)]),
           this.io.stdoutTty,
+          tableOptions(flags, (m) => this.notice(m), ['receiverAccount', 'amount (yuan)', 'result', 'receiverName', 'errorMsg', 'finishTime', 'receiverType']),
         ),
       )
     })

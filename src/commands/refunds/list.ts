@@ -1,9 +1,12 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {describeValues, enumValue} from '../../cli/enum.js'
+import {tableFlags, tableOptions} from '../../cli/table-flags.js'
 import {UsageError} from '../../errors.js'
-import {display, money, status} from '../../output/format.js'
+import {display, money, status, time} from '../../output/format.js'
 import {renderRows} from '../../output/table.js'
 import {allRefunds, REFUND_FILTERS, refundPage, type RefundFilters} from '../../services/mch.js'
+import {REFUND_STATUS} from '../../protocol/enums.js'
 import {parseGmt8} from '../../protocol/time.js'
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
@@ -13,7 +16,9 @@ const filterFlags = Object.fromEntries(
     Flags.string({
       description: name.startsWith('createTime')
         ? `${name === 'createTimeStart' ? 'created at or after' : 'created at or before'} "yyyy-MM-dd HH:mm:ss" (GMT+8)`
-        : `${['refundNo', 'bizRefundNo', 'tradeNo', 'bizOrderNo'].includes(name) ? 'contains' : 'equals'} (${name})`,
+        : name === 'status'
+          ? `one of: ${describeValues(REFUND_STATUS)} (the code or the word)`
+          : `${['refundNo', 'bizRefundNo', 'tradeNo', 'bizOrderNo'].includes(name) ? 'contains' : 'equals'} (${name})`,
       helpGroup: 'FILTER',
     }),
   ]),
@@ -37,6 +42,7 @@ export default class RefundsList extends BaseCommand {
     size: Flags.integer({description: 'records per page', min: 1, max: 1000, default: 10}),
     all: Flags.boolean({description: 'walk every page'}),
     limit: Flags.integer({description: 'stop after this many records', min: 1}),
+    ...tableFlags,
   }
 
   async run(): Promise<void> {
@@ -48,7 +54,7 @@ export default class RefundsList extends BaseCommand {
       if (name.startsWith('createTime') && !parseGmt8(value)) {
         throw new UsageError('invalid input', [{field: name, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'}])
       }
-      filters[name] = value
+      filters[name] = name === 'status' ? enumValue(name, value, REFUND_STATUS) : value
     }
     const {config} = await this.managementContext(flags)
     const result = flags.all
@@ -56,10 +62,27 @@ export default class RefundsList extends BaseCommand {
       : await refundPage(config, filters, flags.page, flags.size).then((page) => ({...page, records: page.records.slice(0, flags.limit)}))
     await this.emit(result.records, () => {
       const rows = result.records.map((r) => [
-        display(r.id), display(r.refundNo), display(r.bizRefundNo), display(r.bizOrderNo), money(r.amount), status(r.status), display(r.createTime),
+        display(r.id), display(r.refundNo), display(r.bizRefundNo), display(r.bizOrderNo), money(r.amount), status(r.status),
+        // piped rows keep the platform's ISO time, for scripts that parse it
+        this.io.stdoutTty ? time(r.createTime) : display(r.createTime),
       ])
-      this.io.out(renderRows(['id', 'refundNo', 'bizRefundNo', 'bizOrderNo', 'amount', 'status', 'createTime'], rows, this.io.stdoutTty))
-      this.notice(`${result.records.length} of ${result.total} refunds`)
+      this.io.out(
+        renderRows(['id', 'refundNo', 'bizRefundNo', 'bizOrderNo', 'amount', 'status', 'createTime'], rows, this.io.stdoutTty,
+          tableOptions(flags, (m) => this.notice(m), ['bizRefundNo', 'amount', 'status', 'createTime', 'bizOrderNo', 'refundNo', 'id'])),
+      )
+      this.notice(pagingNotice(result.records.length, result.total, flags))
     }, {total: result.total})
   }
+}
+
+/** How many were shown and how to get the rest: "1 of 3 refunds: --page 2, or --all". */
+function pagingNotice(shown: number, total: number, flags: {all?: boolean; page: number; size: number; limit?: number}): string {
+  const head = `${shown} of ${total} refunds`
+  if (flags.all) return shown < total ? `${head}: stopped at --limit ${flags.limit}; raise it to see more` : head
+  const seen = (flags.page - 1) * flags.size + shown
+  if (seen >= total) return head
+  if (flags.limit !== undefined && shown < Math.min(flags.size, total - (flags.page - 1) * flags.size)) {
+    return `${head}: --limit ${flags.limit} cut this page; drop it, or --page ${flags.page + 1}, or --all`
+  }
+  return `${head}: --page ${flags.page + 1}, or --all`
 }

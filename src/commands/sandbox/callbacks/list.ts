@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../../cli/base.js'
+import {tableFlags, tableOptions} from '../../../cli/table-flags.js'
 import {listCallbacks} from '../../../local-sandbox/callbacks.js'
 import {ensureSandbox} from '../../../local-sandbox/control.js'
 import {callbackRows} from '../../../output/callbacks.js'
@@ -11,14 +12,16 @@ export default class SandboxCallbacksList extends BaseCommand {
 
   static examples = ['<%= config.bin %> sandbox callbacks list', '<%= config.bin %> sandbox callbacks list --json']
 
+  static flags = {...tableFlags}
+
   async run(): Promise<void> {
-    await this.parse(SandboxCallbacksList)
+    const {flags} = await this.parse(SandboxCallbacksList)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const callbacks = await listCallbacks(runtime)
     await this.emit(callbacks, () => {
       if (callbacks.length === 0) return this.notice('no callbacks yet: orders created with a notifyUrl send them')
       const {headers, rows} = callbackRows(callbacks, this.io.stdoutTty)
-      this.io.out(renderRows(headers, rows, this.io.stdoutTty))
+      this.io.out(renderRows(headers, rows, this.io.stdoutTty, tableOptions(flags, (m) => this.notice(m))))
     })
   }
 }

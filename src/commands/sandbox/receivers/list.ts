@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
+import {tableFlags, tableOptions} from '../../../cli/table-flags.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
 import {display} from '../../../output/format.js'
 import {renderRows} from '../../../output/table.js'
@@ -7,7 +8,7 @@ import {renderRows} from '../../../output/table.js'
 export default class SandboxReceiversList extends BaseCommand {
   static summary = 'List the allocation receivers bound in the local sandbox'
   static examples = ['<%= config.bin %> sandbox receivers list']
-  static flags = {'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'})}
+  static flags = {'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}), ...tableFlags}
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxReceiversList)
@@ -20,6 +21,7 @@ export default class SandboxReceiversList extends BaseCommand {
           ['receiverType', 'receiverAccount', 'receiverName', 'boundAt'],
           receivers.map((r) => [display(r.receiverType), display(r.receiverAccount), display(r.receiverName), display(r.boundAt)]),
           this.io.stdoutTty,
+          tableOptions(flags, (m) => this.notice(m)),
         ),
       ),
     )

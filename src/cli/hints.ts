@@ -1,0 +1,46 @@
+// Next steps for errors that depend on the settings in force: which key verified (and where
+// the right one comes from), which profile and address were asked.
+import {PlatformError, SignatureError, type UnipayError} from '../errors.js'
+import {keyFingerprint} from '../protocol/keys.js'
+import type {ResolvedProfile, Source} from '../profiles/resolve.js'
+
+const TRADE_NOT_FOUND = 20041
+
+const from = (source: Source | undefined) =>
+  source === 'flag' ? 'from --platform-public-key' : source === 'env' ? 'from UNIPAY_PLATFORM_PUBLIC_KEY_FILE' : source === 'local sandbox' ? 'the local sandbox\'s' : 'from the profile'
+
+/** The platform key in force, as `file (SHA256:...)`, never the key itself. */
+export function describePlatformKey(profile: ResolvedProfile): string {
+  const {settings, sources, platformKey} = profile
+  const fingerprint = platformKey ? keyFingerprint(platformKey) : 'no key'
+  const file = settings.platformPublicKeyFile
+  if (file) return `platform key file ${file} (${fingerprint}, ${from(sources.platformPublicKeyFile)})`
+  return `platform key ${from(sources.platformPublicKey)} (${fingerprint})`
+}
+
+/** A hint for `error`, or undefined when the settings add nothing. */
+export function settingsHint(error: UnipayError, profile: ResolvedProfile): string | undefined {
+  const where = `profile ${profile.name} (mchNo ${profile.settings.mchNo ?? '-'}) at ${profile.settings.baseUrl ?? '-'}`
+  if (error instanceof SignatureError && /does not verify with the platform public key/.test(error.message)) {
+    const source =
+      profile.environment === 'local' || profile.sources.baseUrl === 'local sandbox'
+        ? 'the local sandbox\'s key is printed by `unipay sandbox status --json` (platformPublicKey)'
+        : 'the platform\'s key is issued with the merchant\'s credentials (the merchant console); save it to a file and run `unipay profile set platformPublicKeyFile FILE'
+          + ` --profile ${profile.name}\``
+    return `verified with the ${describePlatformKey(profile)}, asking ${where};\n${source}`
+  }
+  if (error instanceof PlatformError && error.code === TRADE_NOT_FOUND) {
+    return `asked ${where}: the order may be on another platform or under another merchant; --profile NAME asks another`
+  }
+  return undefined
+}
+
+/** oclif's parse errors in the tool's style: no "The following error occurred" preamble or "See more help" trailer. */
+export function parseErrorMessage(message: string): string {
+  return message
+    .split('\n')
+    .filter((line) => line.trim() && !/^The following errors? occurred:$/.test(line.trim()) && !/^See more help with --help$/.test(line.trim()))
+    // oclif indents what follows its preamble
+    .map((line) => line.replace(/^ {2}/, '').trimEnd())
+    .join('\n')
+}

@@ -1,0 +1,18 @@
+// Flags of every command that prints a list: choose the columns, or show them all.
+import {Flags} from '@oclif/core'
+import type {TableOptions} from '../output/table.js'
+
+export const tableFlags = {
+  columns: Flags.string({description: 'columns to show, comma-separated, in this order (e.g. refundNo,amount,status)', helpGroup: 'TABLE'}),
+  wide: Flags.boolean({description: 'show every column in full, even wider than the terminal', helpGroup: 'TABLE'}),
+}
+
+/** Table options from the flags; columns left out to fit the terminal are named on stderr. */
+export function tableOptions(flags: {columns?: string; wide?: boolean}, notice: (message: string) => void, importance?: string[]): TableOptions {
+  return {
+    columns: flags.columns?.split(',').map((name) => name.trim()).filter(Boolean),
+    wide: flags.wide,
+    importance,
+    onHidden: (hidden) => notice(`left out to fit: ${hidden.join(', ')} (--wide, or --columns)`),
+  }
+}

@@ -1,0 +1,103 @@
+// What support staff see at a terminal: tables that fit 80, 100 and 160 columns, filters in
+// the words the screens show, paged output that says how to get more.
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cli, type Cli} from '../helpers/cli.js'
+import {onTerminal} from '../helpers/pty.js'
+
+let c: Cli
+const refunds: {bizRefundNo: string; status: string}[] = []
+
+// Columns a line takes on screen (Chinese characters take two).
+const width = (line: string) => [...line].reduce((n, ch) => n + (/[\u3000-\u9fff\uff00-\uff60]/.test(ch) ? 2 : 1), 0)
+
+beforeAll(async () => {
+  c = cli()
+  await c.json(['sandbox', 'start', '--time-scale', '50'])
+  for (const [i, fail] of [[1, false], [2, true], [3, false]] as const) {
+    const order = await c.json(['pay', 'create', '--title', `退款测试订单${i}`, '--amount', '40', '--auth-code', '134567890123456789'])
+    const refund = await c.json(['refund', 'create', '--biz-order-no', order.body.data.bizOrderNo, '--amount', '4', ...(fail ? ['--reason', 'test:slow'] : [])])
+    expect(refund.code).toBe(0)
+    const bizRefundNo: string = refund.body.data.bizRefundNo
+    if (fail) expect((await c.run(['sandbox', 'refund', 'settle', bizRefundNo, '--fail'])).code).toBe(0)
+    refunds.push({bizRefundNo, status: fail ? 'fail' : 'success'})
+  }
+  expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
+  expect((await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
+}, 60_000)
+afterAll(async () => {
+  await c.cleanup()
+})
+
+describe('refund lists on a terminal', () => {
+  for (const columns of [80, 100, 160]) {
+    it(`fit ${columns} columns, amounts and refund numbers whole`, async () => {
+      const {output, code} = await onTerminal(['refunds', 'list', '--size', '100', '--status', 'fail'], c.env, columns)
+      expect(code).toBe(0)
+      const lines = output.split('\n').filter(Boolean)
+      for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns)
+      const failed = refunds.find((r) => r.status === 'fail')!
+      const row = lines.find((line) => line.includes(failed.bizRefundNo))
+      expect(row).toMatch(/4 \(¥0\.04\) +fail \(failed\)/)
+      if (columns < 160) expect(output).toMatch(/left out to fit: .* \(--wide, or --columns\)/)
+    })
+  }
+
+  it('shows the chosen columns, or every column with --wide', async () => {
+    const chosen = await onTerminal(['refunds', 'list', '--columns', 'bizRefundNo,status'], c.env, 80)
+    expect(chosen.output.split('\n')[0]).toMatch(/^bizRefundNo +status$/)
+    const wide = await onTerminal(['refunds', 'list', '--wide'], c.env, 80)
+    expect(wide.output).toMatch(/id +refundNo +bizRefundNo +bizOrderNo +amount +status +createTime/)
+    const bad = await c.run(['refunds', 'list', '--columns', 'amount,stauts'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('Error: unknown column "stauts"; columns: id, refundNo, bizRefundNo, bizOrderNo, amount, status, createTime')
+  })
+})
+
+describe('refund filters', () => {
+  it('take the word on screen as well as the code', async () => {
+    const byWord = await c.json(['refunds', 'list', '--status', 'failed', '--size', '100'])
+    const byCode = await c.json(['refunds', 'list', '--status', 'fail', '--size', '100'])
+    expect(byWord.code).toBe(0)
+    expect(byWord.body.data.map((r: {bizRefundNo: string}) => r.bizRefundNo)).toEqual([refunds[1].bizRefundNo])
+    expect(byWord.body.data).toEqual(byCode.body.data)
+    const succeeded = await c.json(['refunds', 'list', '--status', 'Succeeded', '--size', '100'])
+    expect(succeeded.body.data).toHaveLength(2)
+  })
+
+  it('refuse other values, listing the values (exit 2), and list them in --help', async () => {
+    const bad = await c.run(['refunds', 'list', '--status', 'failure'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--status: "failure" is not one of: progress (in progress), success (succeeded), fail (failed), close (closed)')
+    const json = await c.json(['refunds', 'list', '--status', 'failure'])
+    expect(json.body.error).toMatchObject({kind: 'usage', exitCode: 2, problems: [{flag: '--status'}]})
+    const help = await c.run(['refunds', 'list', '--help'])
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('one of: progress (in progress), success (succeeded), fail (failed), close (closed)')
+  })
+})
+
+describe('paged lists', () => {
+  it('say how to get the rest', async () => {
+    const first = await c.run(['refunds', 'list', '--size', '1'])
+    expect(first.stderr).toContain('1 of 3 refunds: --page 2, or --all')
+    const last = await c.run(['refunds', 'list', '--size', '1', '--page', '3'])
+    expect(last.stderr).toMatch(/^1 of 3 refunds$/m)
+    const limited = await c.run(['refunds', 'list', '--all', '--size', '1', '--limit', '2'])
+    expect(limited.stderr).toContain('2 of 3 refunds: stopped at --limit 2; raise it to see more')
+    const all = await c.run(['refunds', 'list', '--all'])
+    expect(all.stderr).toMatch(/^3 of 3 refunds$/m)
+  })
+})
+
+describe('records on a terminal', () => {
+  it('a gateway order: compact label/value lines within 80 columns, statuses in words', async () => {
+    const order = await c.json(['gateway', 'prepay', '--title', '网关收银台测试订单', '--amount', '100', '--type', 'cashier'])
+    expect(order.code).toBe(0)
+    const {output, code} = await onTerminal(['query', 'gateway', '--order-no', order.body.data.orderNo], c.env, 80)
+    expect(code).toBe(0)
+    for (const line of output.split('\n')) expect(width(line), line).toBeLessThanOrEqual(80)
+    expect(output).toMatch(/^status +wait_pay \(waiting for the payer\)$/m)
+    expect(output).toMatch(/^fundStatus +init \(not started\)$/m)
+    expect(output).toMatch(/^title {8}网关收银台测试订单$/m)
+    expect(output).not.toMatch(/[─│┌]/)
+  })
+})
