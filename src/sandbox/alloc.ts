@@ -1,5 +1,5 @@
 // Allocations (splits): one per paid order created with allocation=true (another only after
-// a failed one), to receivers bound beforehand, within the allocatable amount; processing
+// a partial or failed one, over what is still allocatable), to receivers bound beforehand, within the allocatable amount; processing
 // until the channel answers per receiver: success, partial or fail, with alloc.* events.
 import {canonicalString} from '../protocol/canonical.js'
 import {yuanToCents} from '../protocol/money.js'
@@ -103,9 +103,10 @@ export class AllocService {
     const order = pay.findForRefund(request.mchNo, request)
     if (order.status !== 'success') fail(20044, `order ${order.orderNo} is ${order.status}; only a paid order can be split`)
     if (!order.allocation) fail(20044, `order ${order.orderNo} was not created with allocation=true, so the channel refuses to split it`)
-    const earlier = store.values<Allocation>('allocations').filter((a) => a.orderNo === order.orderNo && a.status !== 'fail')
-    if (earlier.length > 0) {
-      fail(20044, `order ${order.orderNo} already has allocation ${earlier[0].allocNo} (${earlier[0].status}); a new one is allowed only after a failed one`)
+    // partial and fail are terminal but leave money unsplit: a new allocation may take it (notes §4)
+    const blocking = store.values<Allocation>('allocations').find((a) => a.orderNo === order.orderNo && (a.status === 'processing' || a.status === 'success'))
+    if (blocking) {
+      fail(20044, `order ${order.orderNo} already has allocation ${blocking.allocNo} (${blocking.status}); a new one is allowed only after a partial or failed one`)
     }
     request.receivers.forEach((r, i) => {
       if (!store.get('receivers', receiverKey(request.mchNo, r.receiverType, r.receiverAccount))) {

@@ -15,7 +15,7 @@ import {formatGmt8} from '../protocol/time.js'
 import {AllocService, allocOrderResult, allocResult} from './alloc.js'
 import {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
-import {GatewayService, gatewayOrderResult} from './gateway.js'
+import {GatewayService, gatewayOrderResult, type GatewayOrder} from './gateway.js'
 import {Notifier} from './notifier.js'
 import {createEpay, type EpaySecret} from './epay.js'
 import {createPages} from './pages.js'
@@ -79,7 +79,7 @@ export function createSandboxApp(options: SandboxOptions) {
   })
   const allocs = new AllocService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const transfers = new TransferService({store, notifier, now, timeScale: options.timeScale ?? 1, publicUrl: options.publicUrl})
-  const gateway = new GatewayService({store, notifier, now, publicUrl: options.publicUrl})
+  const gateway = new GatewayService({store, notifier, pay, now, publicUrl: options.publicUrl})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
   const pages = createPages({gateway, auth: authSessions, now})
   const replay = new ReplayGuard(now)
@@ -124,16 +124,18 @@ export function createSandboxApp(options: SandboxOptions) {
       {
         endpoint: endpoints.close,
         handle: ({body, merchant}) => {
-          pay.close(merchant.mchNo, body, body.useCancel === true)
+          const unpaidGateway = gatewayNotPaid(merchant.mchNo, body)
+          if (unpaidGateway) gateway.close(unpaidGateway)
+          else pay.close(merchant.mchNo, body, body.useCancel === true)
           return null
         },
       },
     ],
     [
       endpoints.syncPay.path,
-      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => ({orderStatus: pay.find(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => ({orderStatus: findPayment(merchant.mchNo, body).status, adjust: false})},
     ],
-    [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(pay.find(merchant.mchNo, body))}],
+    [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(findPayment(merchant.mchNo, body))}],
     [
       endpoints.refund.path,
       {endpoint: endpoints.refund, handle: ({body, clientIp}) => refundResult(refunds.create(body as RefundRequest, clientIp))},
@@ -186,6 +188,27 @@ export function createSandboxApp(options: SandboxOptions) {
     endpoint: endpoints.generateAuthUrl,
     handle: ({body, appId}) => authSessions.create(body as GenerateAuthUrlRequest, appId),
   })
+
+  /** A gateway order the reference names that has no payment yet (not paid), if any. */
+  function gatewayNotPaid(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder | undefined {
+    if (ref.orderNo ? store.get('payOrders', ref.orderNo) : pay.hasBizOrderNo(mchNo, ref.bizOrderNo ?? '')) return undefined
+    if (!ref.orderNo && !ref.bizOrderNo) return undefined
+    try {
+      return gateway.find(mchNo, ref)
+    } catch (error) {
+      if (error instanceof PlatformFailure) return undefined
+      throw error
+    }
+  }
+
+  /** A payment; a gateway order is one only once paid, and the answer says where to look before. */
+  function findPayment(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}) {
+    const unpaid = gatewayNotPaid(mchNo, ref)
+    if (unpaid) {
+      fail(20041, `${unpaid.orderNo} is a gateway order that is ${unpaid.status}: it becomes a payment only once paid; query it as a gateway order (query gateway)`)
+    }
+    return pay.find(mchNo, ref)
+  }
 
   function merchantKey(merchant: Merchant): KeyObject {
     let key = merchantKeys.get(merchant.mchNo)
@@ -260,12 +283,18 @@ export function createSandboxApp(options: SandboxOptions) {
     }
     if (method === 'POST' && path === '/_sandbox/gateway/close') {
       const input = JSON.parse(rawText || '{}') as {order?: string}
-      return {status: 200, body: gatewayOrderResult(gateway.close(input.order ?? ''))}
+      const order = gateway.findAnyMerchant(input.order ?? '') ?? fail(20041, `no gateway order ${input.order ?? ''}`)
+      return {status: 200, body: gatewayOrderResult(gateway.close(order))}
     }
     if (method === 'POST' && path === '/_sandbox/pay') {
-      const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string}
+      const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string; method?: string}
       if (!input.order) return {status: 400, body: {error: 'order is required'}}
-      return {status: 200, body: payOrderResult(pay.payerPays(input.order, input.outcome ?? 'success', input.wallet))}
+      const outcome = input.outcome ?? 'success'
+      // a gateway order is paid on its page; once paid, its number names the payment
+      const gatewayOrder = store.get('payOrders', input.order) ? undefined : gateway.findAnyMerchant(input.order)
+      if (gatewayOrder) return {status: 200, body: gatewayOrderResult(gateway.payerPays(gatewayOrder.orderNo, outcome, input.method, input.wallet))}
+      if (input.method) return {status: 400, body: {code: 10506, message: 'method: only for a gateway order (the payment order already has its method)'}}
+      return {status: 200, body: payOrderResult(pay.payerPays(input.order, outcome, input.wallet))}
     }
     const settle = /^\/_sandbox\/refunds\/([^/]+)\/settle$/.exec(path)
     if (method === 'POST' && settle) {

@@ -72,6 +72,9 @@ export function payOrderResult(order: PayOrder) {
   }
 }
 
+/** What a paid gateway order brings to its payment. */
+export type GatewayTrade = Pick<PayOrder, 'orderNo' | 'bizOrderNo' | 'tradeNo' | 'outOrderNo' | 'mchNo' | 'appId' | 'title' | 'description' | 'channel' | 'method' | 'amount' | 'currency' | 'payTime' | 'expiredTime' | 'storeNo' | 'attach' | 'notifyUrl' | 'returnUrl' | 'allocation'>
+
 export interface PayDeps {
   store: Store
   notifier: Notifier
@@ -165,6 +168,34 @@ export class PayService {
     return order
   }
 
+  /**
+   * The payment behind a paid gateway order (notes §4): stored under the gateway order number,
+   * with its tradeNo, so that it is queried, refunded and split like any other. The gateway
+   * already sent pay.success, so no event here. A direct payment that took the same bizOrderNo
+   * first keeps it.
+   */
+  recordGatewayTrade(trade: GatewayTrade): PayOrder {
+    const seq = this.nextSequence()
+    const order: PayOrder = {
+      ...trade,
+      orderId: 1_000_000_000_000_000 + seq,
+      realAmount: trade.amount,
+      refundableBalance: trade.amount,
+      status: 'success',
+      refundStatus: 'no_refund',
+      provider: trade.channel.toUpperCase(),
+      buyerId: `buyer_${randomBytes(4).toString('hex')}`,
+      payBody: '',
+      payBodyType: 'link',
+      requestDigest: '',
+      createdAt: this.deps.now().toISOString(),
+    }
+    this.save(order)
+    const key = `${order.mchNo}\u0000${order.bizOrderNo}`
+    if (!this.byBizOrderNo.has(key)) this.byBizOrderNo.set(key, order.orderNo)
+    return order
+  }
+
   /** tradeNo wins over bizOrderNo, as the spec says for refunds. */
   findForRefund(mchNo: string, ref: {tradeNo?: string; bizOrderNo?: string}): PayOrder {
     if (ref.tradeNo) {
@@ -172,6 +203,10 @@ export class PayService {
       return order ?? fail(20041, `trade ${ref.tradeNo} not found`)
     }
     return this.find(mchNo, {bizOrderNo: ref.bizOrderNo})
+  }
+
+  hasBizOrderNo(mchNo: string, bizOrderNo: string): boolean {
+    return this.byBizOrderNo.has(`${mchNo}\u0000${bizOrderNo}`)
   }
 
   find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}): PayOrder {

@@ -12,6 +12,7 @@ import {formatGmt8} from '../../src/protocol/time.js'
 import {GatewayService, type GatewayOrder} from '../../src/sandbox/gateway.js'
 import type {Notifier} from '../../src/sandbox/notifier.js'
 import {Store} from '../../src/sandbox/store.js'
+import {PayService} from '../../src/sandbox/pay.js'
 import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
@@ -317,7 +318,9 @@ describe('expiry', () => {
     const events: {event: string; data: Record<string, unknown>}[] = []
     const clock = {now: start}
     const notifier = {emit: (input: {event: string; data: Record<string, unknown>}) => events.push(input)} as unknown as Notifier
-    const gateway = new GatewayService({store, notifier, now: () => new Date(clock.now), publicUrl: () => 'http://sandbox'})
+    const now = () => new Date(clock.now)
+    const pay = new PayService({store, notifier, now, publicUrl: () => 'http://sandbox'})
+    const gateway = new GatewayService({store, notifier, pay, now, publicUrl: () => 'http://sandbox'})
     const create = (extra: Record<string, unknown> = {}) =>
       gateway.prePay({mchNo: 'M1', reqId: 'r', reqTime: '', bizOrderNo: bizNo(), title: 'T', amount: 1, gatewayPayType: 'cashier', notifyUrl: 'http://shop/n', ...extra}, 'A1')
     return {gateway, clock, events, create, dir, close: () => store.close(), cleanup: () => (store.close(), removeDir(dir))}

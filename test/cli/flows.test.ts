@@ -1,0 +1,127 @@
+// Whole flows an integrator tries before going live (issue 12), through the CLI against a
+// local sandbox: gateway trades as payments, completing a partial split, the clock.
+import {randomBytes} from 'node:crypto'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cli, type Cli} from '../helpers/cli.js'
+import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
+
+let c: Cli
+let receiver: Receiver
+beforeAll(async () => {
+  c = cli()
+  receiver = await callbackReceiver()
+  // refunds and splits settle 20x faster
+  await c.json(['sandbox', 'start', '--time-scale', '20'])
+})
+afterAll(async () => {
+  await receiver.close()
+  await c.cleanup()
+})
+
+/** Whether a callback with this event arrived for the order (callback data values are strings). */
+const called = (event: string, field: string, value: string) =>
+  receiver.received.some((r) => {
+    const body = JSON.parse(r.body) as {event: string; data: Record<string, string>}
+    return body.event === event && body.data[field] === value
+  })
+
+const unique = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').toUpperCase()}`
+
+async function gatewayOrder(type = 'cashier', extra: string[] = []): Promise<{orderNo: string; bizOrderNo: string}> {
+  const created = await c.json(['gateway', 'prepay', '--type', type, '--title', 'Flow', '--amount', '1000', '--notify-url', receiver.url, ...extra])
+  expect(created.code).toBe(0)
+  return created.body.data
+}
+
+describe('a paid gateway order is a payment', () => {
+  it('pays a cashier order with the chosen method, then queries, refunds and syncs it as a payment', async () => {
+    const {orderNo, bizOrderNo} = await gatewayOrder()
+    const paid = await c.json(['sandbox', 'pay', orderNo, '--method', 'walletB_h5'])
+    expect(paid.code).toBe(0)
+    expect(paid.body.data).toMatchObject({orderNo, status: 'paid', method: 'walletB_h5', channel: 'walletB'})
+    const tradeNo = paid.body.data.tradeNo as string
+    expect(tradeNo).toMatch(/^GT/)
+
+    const byNumber = await c.json(['query', 'pay', '--order-no', orderNo])
+    expect(byNumber.body.data).toMatchObject({orderNo, bizOrderNo, tradeNo, status: 'success', method: 'walletB_h5', amount: 1000, refundableBalance: 1000})
+    const byBiz = await c.json(['query', 'pay', '--biz-order-no', bizOrderNo])
+    expect(byBiz.body.data.orderNo).toBe(orderNo)
+
+    const refund = await c.json(['refund', 'create', '--trade-no', tradeNo, '--amount', '400'])
+    expect(refund.code).toBe(0)
+    expect(refund.body.data.status).toBe('progress')
+    await waitFor(async () => (await c.json(['query', 'pay', '--order-no', orderNo])).body.data.refundStatus === 'partial_refund')
+    expect((await c.json(['query', 'pay', '--order-no', orderNo])).body.data.refundableBalance).toBe(600)
+    // the refund's callback goes to the gateway order's notifyUrl, like the payment's
+    await waitFor(() => called('refund.success', 'tradeNo', tradeNo))
+    expect(called('pay.success', 'orderNo', orderNo)).toBe(true)
+    expect((await c.json(['pay', 'sync', '--order-no', orderNo])).body.data).toEqual({orderStatus: 'success', adjust: false})
+    // a paid gateway order is final
+    const close = await c.run(['pay', 'close', '--order-no', orderNo])
+    expect(close.code).toBe(1)
+    expect(close.stderr).toMatch(/platform error 20044: order \S+ is success/)
+  })
+
+  it('splits a paid allocation gateway order', async () => {
+    const account = unique('MCH')
+    expect((await c.run(['sandbox', 'receivers', 'bind', 'MERCHANT_ID', account, '--name', 'Shop'])).code).toBe(0)
+    const {orderNo} = await gatewayOrder('aggregate', ['--allocation'])
+    const paid = await c.json(['sandbox', 'pay', orderNo, '--wallet', 'walletB'])
+    expect(paid.body.data).toMatchObject({status: 'paid', method: 'walletB_jsapi'})
+    const split = await c.json(['alloc', '--trade-no', paid.body.data.tradeNo, '--receiver', `MERCHANT_ID:${account}:3.00:Shop`])
+    expect(split.code).toBe(0)
+    await waitFor(async () => (await c.json(['query', 'alloc', '--alloc-no', split.body.data.allocNo])).body.data.status === 'success')
+    expect((await c.json(['query', 'pay', '--order-no', orderNo])).body.data.refundableBalance).toBe(700)
+  })
+
+  it('sends query pay on an unpaid gateway order to query gateway, and closes it by its orderNo', async () => {
+    const {orderNo, bizOrderNo} = await gatewayOrder()
+    const query = await c.run(['query', 'pay', '--order-no', orderNo])
+    expect(query.code).toBe(1)
+    expect(query.stderr).toContain(`platform error 20041: ${orderNo} is a gateway order that is wait_pay: it becomes a payment only once paid; query it as a gateway order (query gateway)`)
+    expect((await c.run(['query', 'pay', '--biz-order-no', bizOrderNo])).stderr).toContain('query gateway')
+
+    const closed = await c.run(['pay', 'close', '--order-no', orderNo])
+    expect(closed.code).toBe(0)
+    expect((await c.json(['query', 'gateway', '--order-no', orderNo])).body.data.status).toBe('closed')
+    await waitFor(() => called('pay.close', 'orderNo', orderNo))
+    const pay = await c.run(['sandbox', 'pay', orderNo])
+    expect(pay.code).toBe(1)
+    expect(pay.stderr).toContain('this order is closed; it can no longer be paid')
+  })
+
+  it('refuses a method the page does not offer; a failed payment stays a gateway order', async () => {
+    const {orderNo} = await gatewayOrder()
+    const wrong = await c.run(['sandbox', 'pay', orderNo, '--method', 'walletA_jsapi'])
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain('method walletA_jsapi is not offered for this order')
+    const failed = await c.json(['sandbox', 'pay', orderNo, '--wallet', 'walletD', '--fail'])
+    expect(failed.body.data).toMatchObject({status: 'failed', method: 'walletD_h5'})
+    expect((await c.run(['query', 'pay', '--order-no', orderNo])).stderr).toContain('is a gateway order that is failed')
+  })
+})
+
+describe('partial allocations can be completed', () => {
+  it('splits again after a partial split, over the failed share, and then refuses a third', async () => {
+    const good = unique('MCH')
+    const bad = `${unique('MCH')}_FAIL`
+    const retry = unique('MCH')
+    for (const account of [good, bad, retry]) expect((await c.run(['sandbox', 'receivers', 'bind', 'MERCHANT_ID', account, '--name', 'Shop'])).code).toBe(0)
+    const order = await c.json(['pay', 'create', '--title', 'Split', '--amount', '1000', '--auth-code', '134567890123456789', '--allocation'])
+    const {bizOrderNo} = order.body.data
+    const first = await c.json(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${good}:4.00:Shop`, '--receiver', `MERCHANT_ID:${bad}:3.00:Shop`])
+    await waitFor(async () => (await c.json(['query', 'alloc', '--alloc-no', first.body.data.allocNo])).body.data.status === 'partial')
+    // the failed receiver's 3 yuan came back: 6 yuan are allocatable, so 6.01 is too much
+    expect((await c.json(['query', 'pay', '--biz-order-no', bizOrderNo])).body.data.refundableBalance).toBe(600)
+    const over = await c.run(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${retry}:6.01:Shop`])
+    expect(over.code).toBe(1)
+    expect(over.stderr).toContain('platform error 20060')
+    const second = await c.json(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${retry}:3.00:Shop`])
+    expect(second.code).toBe(0)
+    await waitFor(async () => (await c.json(['query', 'alloc', '--alloc-no', second.body.data.allocNo])).body.data.status === 'success')
+    expect((await c.json(['query', 'pay', '--biz-order-no', bizOrderNo])).body.data.refundableBalance).toBe(300)
+    const third = await c.run(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${retry}:1.00:Shop`])
+    expect(third.code).toBe(1)
+    expect(third.stderr).toMatch(/platform error 20044: order \S+ already has allocation \S+ \(success\)/)
+  })
+})
