@@ -153,7 +153,7 @@ export class AllocService {
     return found
   }
 
-  private settleDue(): void {
+  settleDue(): void {
     const {store, now, notifier} = this.deps
     const nowMs = now().getTime()
     for (const allocation of store.values<Allocation>('allocations')) {

@@ -62,9 +62,14 @@ type Handler = (call: CallContext) => unknown
 const MAX_BODY_BYTES = 1024 * 1024
 
 export function createSandboxApp(options: SandboxOptions) {
-  const now = options.now ?? (() => new Date())
-  const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
+  // The sandbox clock: real time plus an offset that `sandbox clock advance` moves forward (kept
+  // in the journal, so a restart keeps it). Clients sign with the real time, so replay and
+  // timestamp windows compare with realNow.
+  const realNow = options.now ?? (() => new Date())
   const {store} = options
+  let clockOffsetMs = store.get<number>('meta', 'clockOffsetMs') ?? 0
+  const now = () => new Date(realNow().getTime() + clockOffsetMs)
+  const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
   const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now})
   const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
   const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
@@ -82,7 +87,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const gateway = new GatewayService({store, notifier, pay, now, publicUrl: options.publicUrl})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
   const pages = createPages({gateway, auth: authSessions, now})
-  const replay = new ReplayGuard(now)
+  const replay = new ReplayGuard(realNow)
   const faults = new Faults()
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
@@ -111,7 +116,7 @@ export function createSandboxApp(options: SandboxOptions) {
     }
   }
   const epay = createEpay({
-    store, pay, refunds, notifier, platformKey, now, publicUrl: options.publicUrl,
+    store, pay, refunds, notifier, platformKey, now, clientNow: realNow, publicUrl: options.publicUrl,
     md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
     timestampChecks: options.replayChecks !== false,
   })
@@ -281,6 +286,24 @@ export function createSandboxApp(options: SandboxOptions) {
       const remaining = Number.isSafeInteger(input.remaining) && (input.remaining as number) > 0 ? (input.remaining as number) : 1
       return {status: 200, body: faults.add({fault: input.fault!, remaining, path: input.path, latencyMs: input.latencyMs})}
     }
+    if (path === '/_sandbox/clock') {
+      if (method === 'POST') {
+        const input = JSON.parse(rawText || '{}') as {advanceMs?: number}
+        if (!Number.isSafeInteger(input.advanceMs) || (input.advanceMs as number) <= 0) {
+          return {status: 400, body: {code: 10506, message: 'advanceMs: whole milliseconds, more than 0 (the clock only moves forward)'}}
+        }
+        clockOffsetMs += input.advanceMs as number
+        store.put('meta', 'clockOffsetMs', clockOffsetMs)
+        catchUp()
+      }
+      return {status: 200, body: {now: formatGmt8(now()), offsetMs: clockOffsetMs}}
+    }
+    const payee = /^\/_sandbox\/transfers\/([^/]+)\/(confirm|reject)$/.exec(path)
+    if (method === 'POST' && payee) {
+      const transferNo = decodeURIComponent(payee[1])
+      const transfer = payee[2] === 'confirm' ? transfers.confirm(transferNo) : transfers.reject(transferNo)
+      return {status: 200, body: transferOrderResult(transfer)}
+    }
     if (method === 'POST' && path === '/_sandbox/gateway/close') {
       const input = JSON.parse(rawText || '{}') as {order?: string}
       const order = gateway.findAnyMerchant(input.order ?? '') ?? fail(20041, `no gateway order ${input.order ?? ''}`)
@@ -435,6 +458,16 @@ export function createSandboxApp(options: SandboxOptions) {
       if (error instanceof BodyTooLarge) return send(413, JSON.stringify({code: 10505, message: error.message, data: null}))
       send(500, JSON.stringify({code: 1, message: `sandbox error: ${(error as Error).message}`, data: null}))
     }
+  }
+
+  /** Applies at once what the moved clock made due: expiries, settlements, closes, callback retries. */
+  function catchUp(): void {
+    pay.expireDue()
+    gateway.expireDue()
+    refunds.settleDue()
+    allocs.settleDue()
+    transfers.settleDue()
+    notifier.wake()
   }
 
   function registerMerchant(merchant: Merchant): void {

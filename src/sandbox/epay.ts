@@ -39,6 +39,8 @@ export interface EpayDeps {
   notifier: Notifier
   platformKey: KeyObject
   now: () => Date
+  /** The real time, which a client's timestamp is compared with (the sandbox clock may be moved ahead). */
+  clientNow?: () => Date
   publicUrl: () => string
   /** MD5 keys by merchant number; a merchant without one cannot use V1. */
   md5Keys: (mchNo: string) => EpaySecret | undefined
@@ -203,7 +205,7 @@ export function createEpay(deps: EpayDeps) {
     if (!verifyString(text, params.sign, publicKeyOf(merchant))) {
       fail(20052, `signature verification failed (RSA, the merchant public key); server string to sign: ${text}`)
     }
-    const offBy = Number(timestamp) - nowSeconds()
+    const offBy = Number(timestamp) - Math.floor((deps.clientNow ?? now)().getTime() / 1000)
     if (deps.timestampChecks !== false && Math.abs(offBy) > EPAY_TIMESTAMP_WINDOW_SECONDS) {
       fail(10410, `timestamp ${timestamp} is ${Math.abs(offBy)} s ${offBy < 0 ? 'behind' : 'ahead of'} the platform clock (at most ${EPAY_TIMESTAMP_WINDOW_SECONDS} s allowed): sign a fresh request`)
     }

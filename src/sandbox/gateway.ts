@@ -306,7 +306,7 @@ export class GatewayService {
     return this.transition({...order, status: 'expired'}, 'pay.close')
   }
 
-  private expireDue(): void {
+  expireDue(): void {
     for (const orderNo of this.open) {
       const order = this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo)
       if (order) this.expireIfDue(order)

@@ -299,7 +299,7 @@ export class PayService {
     return order
   }
 
-  private expireDue(): void {
+  expireDue(): void {
     for (const orderNo of this.open) {
       const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
       if (order) this.expireIfDue(order)

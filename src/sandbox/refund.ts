@@ -211,7 +211,7 @@ export class RefundService {
     this.deps.pay.update({...order, refundStatus})
   }
 
-  private settleDue(): void {
+  settleDue(): void {
     const nowMs = this.deps.now().getTime()
     for (const refundNo of this.inProgress) {
       const refund = this.deps.store.get<RefundOrder>('refunds', refundNo)!

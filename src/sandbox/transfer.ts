@@ -170,6 +170,14 @@ export class TransferService {
     return this.finish(transfer, 'success')
   }
 
+  /** The payee declines (played by `sandbox transfer reject`): the amount goes back to the balance. */
+  reject(transferNo: string): Transfer {
+    const transfer = this.byNumber(transferNo) ?? fail(20041, `no transfer ${transferNo}`)
+    if (transfer.channel !== 'walletA') fail(20044, `transfer ${transferNo} needs no confirmation`)
+    if (transfer.status !== 'processing') fail(20044, `transfer ${transferNo} is already ${transfer.status}`)
+    return this.finish(transfer, 'fail', 'the payee declined the transfer; the amount went back to the balance')
+  }
+
   private finish(transfer: Transfer, status: Exclude<TransferStatus, 'processing'>, errorMsg?: string): Transfer {
     const {store, now} = this.deps
     const done: Transfer = {
@@ -198,7 +206,7 @@ export class TransferService {
     })
   }
 
-  private settleDue(): void {
+  settleDue(): void {
     const nowMs = this.deps.now().getTime()
     for (const transferNo of this.open) {
       const transfer = this.byNumber(transferNo)

@@ -125,3 +125,64 @@ describe('partial allocations can be completed', () => {
     expect(third.stderr).toMatch(/platform error 20044: order \S+ already has allocation \S+ \(success\)/)
   })
 })
+
+describe('time you can move', () => {
+  // its own sandbox at real speed, so that only the moved clock makes things due
+  let clock: Cli
+  let late: Receiver
+  beforeAll(async () => {
+    clock = cli()
+    late = await callbackReceiver()
+    await clock.json(['sandbox', 'start'])
+  })
+  afterAll(async () => {
+    await late.close()
+    await clock.cleanup()
+  })
+
+  it('expires orders, settles slow refunds, closes unconfirmed walletA transfers and sends due retries', async () => {
+    const open = await clock.json(['pay', 'create', '--title', 'Unpaid', '--amount', '100', '--method', 'walletB_qr', '--notify-url', late.url])
+    const gateway = await clock.json(['gateway', 'prepay', '--type', 'cashier', '--title', 'Unpaid', '--amount', '100'])
+    const paid = await clock.json(['pay', 'create', '--title', 'Paid', '--amount', '100', '--auth-code', '134567890123456789'])
+    const refund = await clock.json(['refund', 'create', '--trade-no', paid.body.data.tradeNo, '--amount', '100', '--reason', 'test:slow'])
+    const transfer = await clock.json(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'oClock', '--amount', '100'])
+    const balance = async () => (await clock.json(['sandbox', 'balance'])).body.data.balance as number
+    const before = await balance()
+    // the receiver refuses the first pay.close, so a retry falls due 15 s later
+    late.answers.push({status: 500, body: 'busy'})
+
+    const short = await clock.json(['sandbox', 'clock', 'advance', '29m'])
+    expect(short.code).toBe(0)
+    expect(short.body.data.offsetMs).toBe(29 * 60_000)
+    expect((await clock.json(['query', 'pay', '--order-no', open.body.data.orderNo])).body.data.status).toBe('progress')
+    expect((await clock.json(['query', 'transfer', '--transfer-no', transfer.body.data.transferNo])).body.data.status).toBe('close')
+    expect(await balance()).toBe(before + 100)
+    expect((await clock.json(['query', 'refund', '--refund-no', refund.body.data.refundNo])).body.data.status).toBe('success')
+
+    expect((await clock.run(['sandbox', 'clock', 'advance', '1m'])).code).toBe(0)
+    expect((await clock.json(['query', 'pay', '--order-no', open.body.data.orderNo])).body.data.status).toBe('timeout')
+    expect((await clock.json(['query', 'gateway', '--order-no', gateway.body.data.orderNo])).body.data.status).toBe('expired')
+    await waitFor(() => late.received.length === 1)
+    expect(JSON.parse(late.received[0].body).event).toBe('pay.close')
+    await clock.run(['sandbox', 'clock', 'advance', '15s'])
+    await waitFor(() => late.received.length === 2)
+    expect(late.received[1].body).toBe(late.received[0].body)
+  }, 90_000)
+
+  it('plays the payee of a walletA transfer: confirm and reject', async () => {
+    const create = async () => (await clock.json(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'oPayee', '--amount', '100'])).body.data.transferNo as string
+    const accepted = await clock.json(['sandbox', 'transfer', 'confirm', await create()])
+    expect(accepted.body.data).toMatchObject({status: 'success'})
+    const declined = await clock.json(['sandbox', 'transfer', 'reject', await create()])
+    expect(declined.body.data).toMatchObject({status: 'fail', errorMsg: expect.stringContaining('declined')})
+    const again = await clock.run(['sandbox', 'transfer', 'confirm', accepted.body.data.transferNo])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('is already success')
+  })
+
+  it('refuses a duration it cannot read', async () => {
+    const bad = await clock.run(['sandbox', 'clock', 'advance', '10 minutes'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('DURATION: "10 minutes" is not a duration')
+  })
+})
