@@ -16,7 +16,7 @@ import {PAY_METHODS} from '../protocol/enums.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {loadPublicKey} from '../protocol/keys.js'
 import {centsToYuan, MoneyFormatError} from '../protocol/money.js'
-import {checkFields, type FieldProblem, type PayRequest, type RefundRequest} from '../protocol/schemas.js'
+import {checkFields, OPENID_METHODS, type FieldProblem, type PayRequest, type RefundRequest} from '../protocol/schemas.js'
 import {verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import {fail, PlatformFailure} from './errors.js'
@@ -258,6 +258,7 @@ export function createEpay(deps: EpayDeps) {
       openId: params.sub_openid || undefined,
     }
     for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key]
+    if (OPENID_METHODS.includes(method) && !fields.openId) fail(10506, `sub_openid: is required for ${method}`)
     const problems = checkFields(endpoints.pay.fields, {...fields, notifyUrl: params.notify_url || undefined, reqId: 'epay', reqTime: formatGmt8(now())})
     if (problems.length > 0) fail(10506, describeProblems(problems))
     const digest = canonicalString({version, mode, wallet, device, amount, method, name: params.name, notify_url: params.notify_url, return_url: params.return_url, param: params.param, sub_openid: params.sub_openid})

@@ -84,8 +84,6 @@ function cases(): Case[] {
     [pay('--amount', '1', '--extra-param', '{nope'), '--extra-param: must be JSON text'],
     [pay('--amount', '1', '--extra-param', long(2049)), '--extra-param: must be at most 2048 characters'],
     [pay('--amount', '1', '--limit-pay', ...Array(11).fill('x').flatMap((x) => [x])), '--limit-pay: must have at most 10 values'],
-    [pay('--amount', '1', '--method', 'walletA_jsapi'), '--open-id: is required for walletA_jsapi'],
-    [pay('--amount', '1', '--method', 'walletA_mini'), '--open-id: is required for walletA_mini'],
     [pay('--amount', '1', '--method', 'walletB_barcode'), '--auth-code: is required for walletB_barcode'],
     [pay('--amount', '1', '--method', 'walletB_barcode', '--auth-code', '134567890123456789'), '--method: contradicts the barcode, which is a walletA code'],
     [pay('--amount', '1', '--auth-code', '994567890123456789'), '--auth-code: must start with a known barcode prefix'],

@@ -101,6 +101,23 @@ describe('a paid gateway order is a payment', () => {
   })
 })
 
+describe('log in once, pay with the stored openId', () => {
+  it('sends jsapi and mini payments without --open-id; the platform refuses them until auth exchange --set', async () => {
+    const before = await c.run(['pay', 'create', '--title', 'Jsapi', '--amount', '100', '--method', 'walletA_jsapi'])
+    expect(before.code).toBe(1)
+    expect(before.stderr).toContain('platform error 10506: openId: is required for walletA_jsapi')
+
+    const {queryCode, authUrl} = (await c.json(['auth', 'url'])).body.data
+    expect((await fetch(`${authUrl}/approve`, {method: 'POST', redirect: 'manual'})).status).toBe(303)
+    expect((await c.run(['auth', 'exchange', '--auth-code', 'x', '--query-code', queryCode, '--set'])).code).toBe(0)
+    for (const method of ['walletA_jsapi', 'walletA_mini']) {
+      const paid = await c.json(['pay', 'create', '--title', 'Jsapi', '--amount', '100', '--method', method])
+      expect(paid.code).toBe(0)
+      expect(paid.body.data).toMatchObject({status: 'progress', payBodyType: 'jsapi'})
+    }
+  })
+})
+
 describe('partial allocations can be completed', () => {
   it('splits again after a partial split, over the failed share, and then refuses a third', async () => {
     const good = unique('MCH')
