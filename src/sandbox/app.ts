@@ -19,7 +19,7 @@ import {GatewayService, gatewayOrderResult, type GatewayOrder} from './gateway.j
 import {Notifier} from './notifier.js'
 import {createEpay, type EpaySecret} from './epay.js'
 import {createPages} from './pages.js'
-import {PayService, payOrderResult, payResult} from './pay.js'
+import {PayService, inferMethodFromCapability, payOrderResult, payResult} from './pay.js'
 import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.js'
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
@@ -86,7 +86,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const transfers = new TransferService({store, notifier, now, timeScale: options.timeScale ?? 1, publicUrl: options.publicUrl})
   const gateway = new GatewayService({store, notifier, pay, now, publicUrl: options.publicUrl})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
-  const pages = createPages({gateway, auth: authSessions, now})
+  const pages = createPages({gateway, pay, auth: authSessions, now, publicUrl: options.publicUrl})
   const replay = new ReplayGuard(realNow)
   const faults = new Faults()
 
@@ -263,7 +263,10 @@ export function createSandboxApp(options: SandboxOptions) {
       const declared: Record<string, unknown> = {...route.endpoint.defaults}
       for (const field of declaredFields(route.endpoint)) if (raw[field] !== undefined) declared[field] = raw[field]
       const plain = toPlain(declared) as Record<string, unknown>
-      if (route.endpoint === endpoints.pay) authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
+      if (route.endpoint === endpoints.pay) {
+        inferMethodFromCapability(plain)
+        authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
+      }
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)
       }

@@ -2,7 +2,7 @@
 // auto-routing), the payBody each method implies, close/cancel, expiry and the payer's moves.
 import {randomBytes} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
-import {walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
+import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {fail} from './errors.js'
@@ -243,6 +243,12 @@ export class PayService {
     return outcome === 'success' ? this.settlePaid(order) : this.finish(order, 'fail', 'the payer\'s payment failed (sandbox)')
   }
 
+  /** An auto-routed payment (aggregate QR) by its number, for its payer page. */
+  aggregateOrder(orderNo: string): PayOrder | undefined {
+    const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
+    return order?.method === 'aggregate_pay_qrcode' ? this.expireIfDue(order) : undefined
+  }
+
   findAnyMerchant(orderRef: string): PayOrder {
     const {store} = this.deps
     const direct = store.get<PayOrder>('payOrders', orderRef)
@@ -354,6 +360,19 @@ export class PayService {
         return {payBodyType: 'link', payBody: `${host}/pay?orderNo=${orderNo}`}
     }
   }
+}
+
+/**
+ * "When channelMchNo and capability are specified, method can be inferred from capability"
+ * (spec): a capability naming a PayMethodEnum value is the method. Done before the field
+ * checks, so that the inferred method's own rules (openId, authCode) apply.
+ */
+export function inferMethodFromCapability(body: Record<string, unknown>): void {
+  if (body.method || typeof body.capability !== 'string' || !body.channelMchNo) return
+  if (!(PAY_METHODS as readonly string[]).includes(body.capability)) {
+    fail(10506, `capability: ${body.capability} names no PayMethodEnum value, so no method can be inferred from it; give method`)
+  }
+  body.method = body.capability
 }
 
 /** Method from the request: explicit, from the barcode prefix, or auto-routed to aggregate QR. */

@@ -118,6 +118,38 @@ describe('log in once, pay with the stored openId', () => {
   })
 })
 
+describe('auto-routing', () => {
+  it('answers an aggregate QR whose link is a working payer page for that order', async () => {
+    const created = await c.json(['pay', 'create', '--title', 'Routed', '--amount', '250', '--notify-url', receiver.url])
+    expect(created.body.data).toMatchObject({status: 'progress', payBodyType: 'qr_code'})
+    const link = created.body.data.payBody as string
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/aggregate\/DP\d+$/)
+    const screen = await fetch(link)
+    expect(screen.status).toBe(200)
+    const html = await screen.text()
+    expect(html).toContain('id="qr"')
+    expect(html).toContain('Routed')
+    const refused = await fetch(`${link}/pay`, {method: 'POST', redirect: 'manual'})
+    expect(refused.status).toBe(400)
+    const paid = await fetch(`${link}/pay`, {method: 'POST', redirect: 'manual', headers: {'user-agent': 'Mozilla/5.0 WalletB/10.5'}})
+    expect(paid.status).toBe(303)
+    const order = await c.json(['query', 'pay', '--order-no', created.body.data.orderNo])
+    expect(order.body.data).toMatchObject({status: 'success', channel: 'walletB', method: 'aggregate_pay_qrcode'})
+    expect(await (await fetch(link)).text()).toContain('data-status="success"')
+    expect((await fetch(`${link.replace(/DP\d+$/, 'DP1')}`)).status).toBe(404)
+  })
+
+  it('infers the method from capability when channelMchNo is given', async () => {
+    const inferred = await c.json(['pay', 'create', '--title', 'Cap', '--amount', '100', '--capability', 'walletB_h5', '--data', '{"channelMchNo":"CM1"}'])
+    expect(inferred.code).toBe(0)
+    expect(inferred.body.data.payBodyType).toBe('link')
+    expect((await c.json(['query', 'pay', '--order-no', inferred.body.data.orderNo])).body.data.method).toBe('walletB_h5')
+    const unknown = await c.run(['pay', 'create', '--title', 'Cap', '--amount', '100', '--capability', 'fastpay', '--data', '{"channelMchNo":"CM1"}'])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('platform error 10506: capability: fastpay names no PayMethodEnum value')
+  })
+})
+
 describe('partial allocations can be completed', () => {
   it('splits again after a partial split, over the failed share, and then refuses a third', async () => {
     const good = unique('MCH')
