@@ -63,6 +63,27 @@ export function allocOrderResult(a: Allocation) {
   return {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, amount: a.amountCents, status, errorMsg, finishTime, attach, details}
 }
 
+/** The wallets each receiver type exists in (spec, allocation receiverType). */
+const RECEIVER_WALLETS: Record<string, string[]> = {
+  MERCHANT_ID: ['walletA', 'walletD'],
+  PERSONAL_OPENID: ['walletA', 'walletD'],
+  PERSONAL_SUB_OPENID: ['walletA'],
+  USER_ID: ['walletB'],
+  LOGIN_NAME: ['walletB'],
+}
+
+/** What the order's channel would refuse about a receiver, as "field: reason"; undefined when fine. */
+function receiverProblem(channel: string, r: {receiverType: string; receiverName?: string}): string | undefined {
+  const wallets = RECEIVER_WALLETS[r.receiverType] ?? []
+  if (!wallets.includes(channel)) {
+    return `receiverType: ${r.receiverType} receivers exist only in ${wallets.join(' / ')}; this order was paid with ${channel}`
+  }
+  if (channel === 'walletA' && r.receiverType === 'MERCHANT_ID' && !r.receiverName) {
+    return 'receiverName: is required for a walletA MERCHANT_ID receiver (the channel checks it against the merchant\'s registered name)'
+  }
+  return undefined
+}
+
 const receiverKey = (mchNo: string, type: string, account: string) => `${mchNo}\u0000${type}\u0000${account}`
 
 export class AllocService {
@@ -112,6 +133,10 @@ export class AllocService {
       if (!store.get('receivers', receiverKey(request.mchNo, r.receiverType, r.receiverAccount))) {
         fail(20080, `receivers[${i}]: ${r.receiverType}:${r.receiverAccount} is not bound to this merchant; bind it first`)
       }
+    })
+    request.receivers.forEach((r, i) => {
+      const problem = receiverProblem(order.channel, r)
+      if (problem) fail(10506, `receivers[${i}].${problem}`)
     })
     const cents = request.receivers.reduce((sum, r) => sum + yuanToCents(String(r.amount)), 0)
     // the allocatable amount is what is still in the order: refunds and splits draw on the same money
