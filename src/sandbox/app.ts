@@ -138,7 +138,7 @@ export function createSandboxApp(options: SandboxOptions) {
     ],
     [
       endpoints.syncPay.path,
-      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => ({orderStatus: findPayment(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => pay.sync(merchant.mchNo, body, findPayment(merchant.mchNo, body))},
     ],
     [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(findPayment(merchant.mchNo, body))}],
     [
@@ -151,7 +151,7 @@ export function createSandboxApp(options: SandboxOptions) {
     ],
     [
       endpoints.syncRefund.path,
-      {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => ({orderStatus: refunds.find(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => refunds.sync(refunds.find(merchant.mchNo, body))},
     ],
     [endpoints.alloc.path, {endpoint: endpoints.alloc, handle: ({body, appId}) => allocResult(allocs.create(body as AllocRequest, appId))}],
     [endpoints.queryAlloc.path, {endpoint: endpoints.queryAlloc, handle: ({body, merchant}) => allocOrderResult(allocs.find(merchant.mchNo, body))}],
@@ -169,7 +169,7 @@ export function createSandboxApp(options: SandboxOptions) {
     ],
     [
       endpoints.syncTransfer.path,
-      {endpoint: endpoints.syncTransfer, handle: ({body, merchant}) => ({orderStatus: transfers.find(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncTransfer, handle: ({body, merchant}) => transfers.sync(transfers.find(merchant.mchNo, body))},
     ],
     [
       endpoints.ping.path,

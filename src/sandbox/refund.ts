@@ -12,8 +12,11 @@ import type {Store} from './store.js'
 
 export type RefundStatus = 'progress' | 'success' | 'fail' | 'close'
 
-/** Test values in `reason` (documented in the README): the channel's answer for this refund. */
-export const REFUND_TEST_REASONS: Record<string, 'fail' | 'close' | 'slow'> = {'test:fail': 'fail', 'test:close': 'close', 'test:slow': 'slow'}
+/**
+ * Test values in `reason` (documented in the README): the channel's answer for this refund.
+ * `test:sync`: slow, but the channel already refunded, so a sync corrects it to success.
+ */
+export const REFUND_TEST_REASONS: Record<string, 'fail' | 'close' | 'slow' | 'sync'> = {'test:fail': 'fail', 'test:close': 'close', 'test:slow': 'slow', 'test:sync': 'sync'}
 const SETTLE_AFTER_MS = 1000
 const SLOW_SETTLE_AFTER_MS = 10 * 60 * 1000
 
@@ -140,7 +143,7 @@ export class RefundService {
       storeNo: order.storeNo,
       createTime: isoGmt8(created),
       createdAtMs: created.getTime(),
-      settleAt: created.getTime() + (test === 'slow' ? SLOW_SETTLE_AFTER_MS : SETTLE_AFTER_MS) / timeScale,
+      settleAt: created.getTime() + (test === 'slow' || test === 'sync' ? SLOW_SETTLE_AFTER_MS : SETTLE_AFTER_MS) / timeScale,
       requestDigest: digest,
     }
     // Reserve first: the balance can never go below zero, whatever arrives concurrently.
@@ -168,6 +171,12 @@ export class RefundService {
 
   all(): RefundOrder[] {
     return this.deps.store.values<RefundOrder>('refunds')
+  }
+
+  /** Asks the channel (refund sync): only a `test:sync` refund in progress differs, and is corrected to success. */
+  sync(refund: RefundOrder): {orderStatus: RefundStatus; adjust: boolean} {
+    if (refund.status !== 'progress' || refund.reason !== 'test:sync') return {orderStatus: refund.status, adjust: false}
+    return {orderStatus: this.settle(refund, 'success').status, adjust: true}
   }
 
   /** The channel's answer. */

@@ -177,6 +177,28 @@ describe('receivers are checked as the channel would', () => {
   })
 })
 
+describe('sync can correct', () => {
+  it('corrects a closed payment, a refund in progress and an unconfirmed transfer the channel completed (test:sync)', async () => {
+    const order = (await c.json(['pay', 'create', '--title', 'Order test:sync', '--amount', '300', '--method', 'walletB_qr', '--notify-url', receiver.url])).body.data
+    expect((await c.run(['pay', 'close', '--order-no', order.orderNo])).code).toBe(0)
+    const paySync = await c.json(['pay', 'sync', '--order-no', order.orderNo])
+    expect(paySync.body.data).toEqual({orderStatus: 'success', adjust: true})
+    expect((await c.json(['query', 'pay', '--order-no', order.orderNo])).body.data).toMatchObject({status: 'success', refundableBalance: 300})
+    await waitFor(() => called('pay.success', 'orderNo', order.orderNo))
+    expect((await c.json(['pay', 'sync', '--order-no', order.orderNo])).body.data).toEqual({orderStatus: 'success', adjust: false})
+
+    const refund = (await c.json(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '100', '--reason', 'test:sync'])).body.data
+    expect(refund.status).toBe('progress')
+    expect((await c.json(['refund', 'sync', '--refund-no', refund.refundNo])).body.data).toEqual({orderStatus: 'success', adjust: true})
+    await waitFor(() => called('refund.success', 'refundNo', refund.refundNo))
+    expect((await c.json(['query', 'pay', '--order-no', order.orderNo])).body.data).toMatchObject({refundableBalance: 200, refundStatus: 'partial_refund'})
+
+    const transfer = (await c.json(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'oSync', '--amount', '100', '--title', 'Prize test:sync'])).body.data
+    expect((await c.json(['transfer', 'sync', '--transfer-no', transfer.transferNo])).body.data).toEqual({orderStatus: 'success', adjust: true})
+    expect((await c.json(['query', 'transfer', '--transfer-no', transfer.transferNo])).body.data.status).toBe('success')
+  })
+})
+
 describe('partial allocations can be completed', () => {
   it('splits again after a partial split, over the failed share, and then refuses a third', async () => {
     const good = unique('MCH')
