@@ -234,9 +234,6 @@ export function checkTransferRules(value: {channel?: string; payeeType?: string;
   if (channel === 'walletA' && value.transferScene) {
     ctx.addIssue({code: 'custom', path: ['transferScene'], message: 'is not sent for walletA (the scene bound in the channel merchant configuration applies)'})
   }
-  if (channel !== 'walletA' && value.reportInfos?.length) {
-    ctx.addIssue({code: 'custom', path: ['reportInfos'], message: `is only used by walletA, not ${channel}`})
-  }
 }
 
 export const transferRowFields = z.object(transferBusinessShape).superRefine(checkTransferRules)

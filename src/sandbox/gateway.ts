@@ -62,27 +62,27 @@ export interface GatewayOrder {
   createdAt: string
 }
 
-/** GatewayOrderResult: all 18 fields, null where the order has no value yet. */
+/** GatewayOrderResult: the 18 fields, those the order has no value for left out (as in every answer). */
 export function gatewayOrderResult(order: GatewayOrder) {
   return {
     orderNo: order.orderNo,
     bizOrderNo: order.bizOrderNo,
     gatewayType: order.gatewayType,
     title: order.title,
-    description: order.description ?? null,
+    description: order.description,
     amount: order.amount,
     currency: order.currency,
     status: order.status,
     expiredTime: order.expiredTime,
-    payTime: order.payTime ?? null,
-    channel: order.channel ?? null,
-    method: order.method ?? null,
-    product: order.product ?? null,
-    tradeNo: order.tradeNo ?? null,
-    outOrderNo: order.outOrderNo ?? null,
+    payTime: order.payTime,
+    channel: order.channel,
+    method: order.method,
+    product: order.product,
+    tradeNo: order.tradeNo,
+    outOrderNo: order.outOrderNo,
     fundStatus: FUND_STATUS[order.status],
-    attach: order.attach ?? null,
-    returnUrl: order.returnUrl ?? null,
+    attach: order.attach,
+    returnUrl: order.returnUrl,
   }
 }
 

@@ -120,6 +120,8 @@ export class PayService {
       }
       return existing
     }
+    // the same rule as a gateway order: an order that would be born expired is refused
+    if (request.expiredTime && parseGmt8(request.expiredTime)!.getTime() <= now().getTime()) fail(10506, 'expiredTime: must be in the future')
     const method = resolveMethod(request)
     if (method.startsWith('card')) fail(20022, `method ${method} is not enabled for this merchant`)
     const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : method.split('_')[0]

@@ -155,6 +155,13 @@ export class RefundService {
 
   find(mchNo: string, ref: {refundNo?: string; bizRefundNo?: string}): RefundOrder {
     const {store} = this.deps
+    if (!ref.refundNo) {
+      // bizRefundNo is unique per order only: never answer one of several silently
+      const same = store.values<RefundOrder>('refunds').filter((r) => r.mchNo === mchNo && r.bizRefundNo === ref.bizRefundNo)
+      if (same.length > 1) {
+        fail(10506, `bizRefundNo ${ref.bizRefundNo} is used on ${same.length} orders (${same.map((r) => `${r.bizOrderNo}: ${r.refundNo}`).join(', ')}); give the refundNo of the one you mean`)
+      }
+    }
     const refund = ref.refundNo
       ? store.get<RefundOrder>('refunds', ref.refundNo)
       : store.get<RefundOrder>('refunds', this.byBizRefundNo.get(`${mchNo}\u0000${ref.bizRefundNo}`) ?? '')

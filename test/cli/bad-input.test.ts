@@ -160,7 +160,6 @@ function cases(): Case[] {
     [['transfer', '--channel', 'walletA', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', 'o', '--yuan', '2000'], '--payee-name: is required'],
     [['transfer', '--channel', 'walletA', '--channel-mch-no', 'CM', '--payee-type', 'openid', '--payee-account', 'o', '--amount', '100', '--transfer-scene', 's'], '--transfer-scene: is not sent for walletA'],
     [transfer('--report-info', 'nope'), 'expected TYPE=CONTENT'],
-    [transfer('--report-info', 'a=b'), 'reportInfos: is only used by walletA'],
     [transfer('--payee-name', long(101)), '--payee-name: must be at most 100 characters'],
     [transfer('--title', long(101)), '--title: must be at most 100 characters'],
     [transfer('--reason', long(201)), '--reason: must be at most 200 characters'],

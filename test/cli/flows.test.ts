@@ -199,6 +199,36 @@ describe('sync can correct', () => {
   })
 })
 
+describe('consistency', () => {
+  it('refuses a past expiredTime the same way on pay and gateway', async () => {
+    for (const args of [['pay', 'create', '--method', 'walletB_qr'], ['gateway', 'prepay', '--type', 'cashier']]) {
+      const past = await c.run([...args, '--title', 'Late', '--amount', '100', '--expired-time', '2020-01-01 00:00:00'])
+      expect(past.code).toBe(1)
+      expect(past.stderr).toContain('platform error 10506: expiredTime: must be in the future')
+    }
+  })
+
+  it('asks for the refundNo when a bizRefundNo alone names refunds of two orders', async () => {
+    const bizRefundNo = unique('RSAME')
+    const refunds: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const order = (await c.json(['pay', 'create', '--title', 'Twice', '--amount', '100', '--auth-code', '134567890123456789'])).body.data
+      refunds.push((await c.json(['refund', 'create', '--trade-no', order.tradeNo, '--amount', '10', '--biz-refund-no', bizRefundNo])).body.data.refundNo)
+    }
+    const ambiguous = await c.run(['query', 'refund', '--biz-refund-no', bizRefundNo])
+    expect(ambiguous.code).toBe(1)
+    expect(ambiguous.stderr).toContain(`platform error 10506: bizRefundNo ${bizRefundNo} is used on 2 orders`)
+    expect(ambiguous.stderr).toContain('give the refundNo of the one you mean')
+    expect((await c.json(['query', 'refund', '--refund-no', refunds[1]])).body.data.refundNo).toBe(refunds[1])
+  })
+
+  it('ignores reportInfos for walletB and walletD transfers, as the spec says they are unused', async () => {
+    const sent = await c.json(['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088001', '--amount', '100', '--report-info', 'scene=reward'])
+    expect(sent.code).toBe(0)
+    expect(sent.body.data.status).toBe('processing')
+  })
+})
+
 describe('partial allocations can be completed', () => {
   it('splits again after a partial split, over the failed share, and then refuses a third', async () => {
     const good = unique('MCH')
