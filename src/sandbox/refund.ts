@@ -3,7 +3,7 @@
 // channel a moment later, the amount given back on fail/close, the order's refund marker kept
 // right, and refund.* events sent to the payment order's notifyUrl.
 import {canonicalString} from '../protocol/canonical.js'
-import {compactGmt8, formatGmt8, isoGmt8} from '../protocol/time.js'
+import {compactGmt8, formatGmt8, isoGmt8, parseGmt8} from '../protocol/time.js'
 import type {RefundRequest} from '../protocol/schemas.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
@@ -62,7 +62,7 @@ export function refundOrderResult(refund: RefundOrder) {
   return {refundNo, bizRefundNo, tradeNo, bizOrderNo, outRefundNo, amount, orderAmount, status, reason, finishTime, errorMsg}
 }
 
-/** The management API's form of the record. */
+/** The management API's form of the record: every time ISO 8601 with offset (notes §6), finishTime too. */
 export function refundRecord(refund: RefundOrder) {
   const {
     id, mchNo, appId, refundNo, bizRefundNo, tradeNo, bizOrderNo, outOrderNo, outRefundNo, title, channel, product, amount,
@@ -70,7 +70,8 @@ export function refundRecord(refund: RefundOrder) {
   } = refund
   return {
     id, mchNo, appId, refundNo, bizRefundNo, tradeNo, bizOrderNo, outOrderNo, outRefundNo, title, channel, product, amount,
-    orderAmount, currency, reason, status, finishTime, errorMsg, notifyUrl, attach, clientIp, storeNo, createTime,
+    orderAmount, currency, reason, status, finishTime: finishTime && isoGmt8(parseGmt8(finishTime)!), errorMsg, notifyUrl, attach, clientIp, storeNo,
+    createTime,
   }
 }
 
