@@ -196,8 +196,8 @@ export function createSandboxApp(options: SandboxOptions) {
 
   /** A gateway order the reference names that has no payment yet (not paid), if any. */
   function gatewayNotPaid(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder | undefined {
-    if (ref.orderNo ? store.get('payOrders', ref.orderNo) : pay.hasBizOrderNo(mchNo, ref.bizOrderNo ?? '')) return undefined
     if (!ref.orderNo && !ref.bizOrderNo) return undefined
+    if (ref.orderNo ? store.get('payOrders', ref.orderNo) : pay.hasBizOrderNo(mchNo, ref.bizOrderNo!)) return undefined
     try {
       return gateway.find(mchNo, ref)
     } catch (error) {
