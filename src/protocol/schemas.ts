@@ -97,9 +97,6 @@ export const payFields = z
   })
   .superRefine((value, ctx) => {
     const method = value.method
-    if ((method === 'walletA_jsapi' || method === 'walletA_mini') && !value.openId) {
-      ctx.addIssue({code: 'custom', path: ['openId'], message: `is required for ${method}`})
-    }
     if (method?.endsWith('_barcode') && !value.authCode) {
       ctx.addIssue({code: 'custom', path: ['authCode'], message: `is required for ${method}`})
     }
@@ -152,6 +149,12 @@ export const queryRefundFields = z
   .superRefine(oneOf(['refundNo', 'bizRefundNo']))
 
 export const syncRefundFields = queryRefundFields
+
+/**
+ * Methods that need the payer's openId. Not a field rule: after auth-and-set the platform fills
+ * the stored one ("later payments reuse the stored openId"), so only the platform can tell.
+ */
+export const OPENID_METHODS: readonly string[] = ['walletA_jsapi', 'walletA_mini']
 
 export const ALLOC_RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID', 'PERSONAL_SUB_OPENID', 'USER_ID', 'LOGIN_NAME'] as const
 export const TRANSFER_CHANNELS = ['walletA', 'walletB', 'walletD'] as const
@@ -238,9 +241,6 @@ export function checkTransferRules(value: {channel?: string; payeeType?: string;
   }
   if (channel === 'walletA' && value.transferScene) {
     ctx.addIssue({code: 'custom', path: ['transferScene'], message: 'is not sent for walletA (the scene bound in the channel merchant configuration applies)'})
-  }
-  if (channel !== 'walletA' && value.reportInfos?.length) {
-    ctx.addIssue({code: 'custom', path: ['reportInfos'], message: `is only used by walletA, not ${channel}`})
   }
 }
 

@@ -1,5 +1,5 @@
 // Allocations (splits): one per paid order created with allocation=true (another only after
-// a failed one), to receivers bound beforehand, within the allocatable amount; processing
+// a partial or failed one, over what is still allocatable), to receivers bound beforehand, within the allocatable amount; processing
 // until the channel answers per receiver: success, partial or fail, with alloc.* events.
 import {canonicalString} from '../protocol/canonical.js'
 import {yuanToCents} from '../protocol/money.js'
@@ -70,6 +70,27 @@ export function allocOrderResult(a: Allocation, unit: AllocAmountUnit = 'yuan') 
   return {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, amount, status, errorMsg, finishTime, attach, details}
 }
 
+/** The wallets each receiver type exists in (spec, allocation receiverType). */
+const RECEIVER_WALLETS: Record<string, string[]> = {
+  MERCHANT_ID: ['walletA', 'walletD'],
+  PERSONAL_OPENID: ['walletA', 'walletD'],
+  PERSONAL_SUB_OPENID: ['walletA'],
+  USER_ID: ['walletB'],
+  LOGIN_NAME: ['walletB'],
+}
+
+/** What the order's channel would refuse about a receiver, as "field: reason"; undefined when fine. */
+function receiverProblem(channel: string, r: {receiverType: string; receiverName?: string}): string | undefined {
+  const wallets = RECEIVER_WALLETS[r.receiverType] ?? []
+  if (!wallets.includes(channel)) {
+    return `receiverType: ${r.receiverType} receivers exist only in ${wallets.join(' / ')}; this order was paid with ${channel}`
+  }
+  if (channel === 'walletA' && r.receiverType === 'MERCHANT_ID' && !r.receiverName) {
+    return 'receiverName: is required for a walletA MERCHANT_ID receiver (the channel checks it against the merchant\'s registered name)'
+  }
+  return undefined
+}
+
 const receiverKey = (mchNo: string, type: string, account: string) => `${mchNo}\u0000${type}\u0000${account}`
 
 export class AllocService {
@@ -110,14 +131,19 @@ export class AllocService {
     const order = pay.findForRefund(request.mchNo, request)
     if (order.status !== 'success') fail(20044, `order ${order.orderNo} is ${order.status}; only a paid order can be split`)
     if (!order.allocation) fail(20044, `order ${order.orderNo} was not created with allocation=true, so the channel refuses to split it`)
-    const earlier = store.values<Allocation>('allocations').filter((a) => a.orderNo === order.orderNo && a.status !== 'fail')
-    if (earlier.length > 0) {
-      fail(20044, `order ${order.orderNo} already has allocation ${earlier[0].allocNo} (${earlier[0].status}); a new one is allowed only after a failed one`)
+    // partial and fail are terminal but leave money unsplit: a new allocation may take it (notes §4)
+    const blocking = store.values<Allocation>('allocations').find((a) => a.orderNo === order.orderNo && (a.status === 'processing' || a.status === 'success'))
+    if (blocking) {
+      fail(20044, `order ${order.orderNo} already has allocation ${blocking.allocNo} (${blocking.status}); a new one is allowed only after a partial or failed one`)
     }
     request.receivers.forEach((r, i) => {
       if (!store.get('receivers', receiverKey(request.mchNo, r.receiverType, r.receiverAccount))) {
         fail(20080, `receivers[${i}]: ${r.receiverType}:${r.receiverAccount} is not bound to this merchant; bind it first`)
       }
+    })
+    request.receivers.forEach((r, i) => {
+      const problem = receiverProblem(order.channel, r)
+      if (problem) fail(10506, `receivers[${i}].${problem}`)
     })
     const cents = request.receivers.reduce((sum, r) => sum + yuanToCents(String(r.amount)), 0)
     // the allocatable amount is what is still in the order: refunds and splits draw on the same money
@@ -159,7 +185,7 @@ export class AllocService {
     return found
   }
 
-  private settleDue(): void {
+  settleDue(): void {
     const {store, now, notifier} = this.deps
     const nowMs = now().getTime()
     for (const allocation of store.values<Allocation>('allocations')) {

@@ -15,11 +15,11 @@ import {formatGmt8} from '../protocol/time.js'
 import {AllocService, allocOrderResult, allocResult, type AllocAmountUnit} from './alloc.js'
 import {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
-import {GatewayService, gatewayOrderResult} from './gateway.js'
+import {GatewayService, gatewayOrderResult, type GatewayOrder} from './gateway.js'
 import {Notifier} from './notifier.js'
 import {createEpay, type EpaySecret} from './epay.js'
 import {createPages} from './pages.js'
-import {PayService, payOrderResult, payResult} from './pay.js'
+import {PayService, inferMethodFromCapability, payOrderResult, payResult} from './pay.js'
 import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.js'
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
@@ -66,9 +66,14 @@ type Handler = (call: CallContext) => unknown
 const MAX_BODY_BYTES = 1024 * 1024
 
 export function createSandboxApp(options: SandboxOptions) {
-  const now = options.now ?? (() => new Date())
-  const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
+  // The sandbox clock: real time plus an offset that `sandbox clock advance` moves forward (kept
+  // in the journal, so a restart keeps it). Clients sign with the real time, so replay and
+  // timestamp windows compare with realNow.
+  const realNow = options.now ?? (() => new Date())
   const {store} = options
+  let clockOffsetMs = store.get<number>('meta', 'clockOffsetMs') ?? 0
+  const now = () => new Date(realNow().getTime() + clockOffsetMs)
+  const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
   const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now})
   const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
   const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
@@ -83,10 +88,10 @@ export function createSandboxApp(options: SandboxOptions) {
   })
   const allocs = new AllocService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const transfers = new TransferService({store, notifier, now, timeScale: options.timeScale ?? 1, publicUrl: options.publicUrl})
-  const gateway = new GatewayService({store, notifier, now, publicUrl: options.publicUrl})
+  const gateway = new GatewayService({store, notifier, pay, now, publicUrl: options.publicUrl})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
-  const pages = createPages({gateway, auth: authSessions, now})
-  const replay = new ReplayGuard(now, store)
+  const pages = createPages({gateway, pay, auth: authSessions, now, publicUrl: options.publicUrl})
+  const replay = new ReplayGuard(realNow, store)
   const faults = new Faults()
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
@@ -115,7 +120,7 @@ export function createSandboxApp(options: SandboxOptions) {
     }
   }
   const epay = createEpay({
-    store, pay, refunds, notifier, platformKey, now, publicUrl: options.publicUrl,
+    store, pay, refunds, notifier, platformKey, now, clientNow: realNow, publicUrl: options.publicUrl,
     md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
     timestampChecks: options.replayChecks !== false,
     replay: options.replayChecks !== false ? replay : undefined,
@@ -129,16 +134,18 @@ export function createSandboxApp(options: SandboxOptions) {
       {
         endpoint: endpoints.close,
         handle: ({body, merchant}) => {
-          pay.close(merchant.mchNo, body, body.useCancel === true)
+          const unpaidGateway = gatewayNotPaid(merchant.mchNo, body)
+          if (unpaidGateway) gateway.close(unpaidGateway)
+          else pay.close(merchant.mchNo, body, body.useCancel === true)
           return null
         },
       },
     ],
     [
       endpoints.syncPay.path,
-      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => ({orderStatus: pay.find(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncPay, handle: ({body, merchant}) => pay.sync(merchant.mchNo, body, findPayment(merchant.mchNo, body))},
     ],
-    [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(pay.find(merchant.mchNo, body))}],
+    [endpoints.queryPay.path, {endpoint: endpoints.queryPay, handle: ({body, merchant}) => payOrderResult(findPayment(merchant.mchNo, body))}],
     [
       endpoints.refund.path,
       {endpoint: endpoints.refund, handle: ({body, clientIp}) => refundResult(refunds.create(body as RefundRequest, clientIp))},
@@ -149,7 +156,7 @@ export function createSandboxApp(options: SandboxOptions) {
     ],
     [
       endpoints.syncRefund.path,
-      {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => ({orderStatus: refunds.find(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncRefund, handle: ({body, merchant}) => refunds.sync(refunds.find(merchant.mchNo, body))},
     ],
     [
       endpoints.alloc.path,
@@ -181,7 +188,7 @@ export function createSandboxApp(options: SandboxOptions) {
     ],
     [
       endpoints.syncTransfer.path,
-      {endpoint: endpoints.syncTransfer, handle: ({body, merchant}) => ({orderStatus: transfers.find(merchant.mchNo, body).status, adjust: false})},
+      {endpoint: endpoints.syncTransfer, handle: ({body, merchant}) => transfers.sync(transfers.find(merchant.mchNo, body))},
     ],
     [
       endpoints.ping.path,
@@ -205,6 +212,27 @@ export function createSandboxApp(options: SandboxOptions) {
     endpoint: endpoints.generateAuthUrl,
     handle: ({body, appId}) => authSessions.create(body as GenerateAuthUrlRequest, appId),
   })
+
+  /** A gateway order the reference names that has no payment yet (not paid), if any. */
+  function gatewayNotPaid(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder | undefined {
+    if (!ref.orderNo && !ref.bizOrderNo) return undefined
+    if (ref.orderNo ? store.get('payOrders', ref.orderNo) : pay.hasBizOrderNo(mchNo, ref.bizOrderNo!)) return undefined
+    try {
+      return gateway.find(mchNo, ref)
+    } catch (error) {
+      if (error instanceof PlatformFailure) return undefined
+      throw error
+    }
+  }
+
+  /** A payment; a gateway order is one only once paid, and the answer says where to look before. */
+  function findPayment(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}) {
+    const unpaid = gatewayNotPaid(mchNo, ref)
+    if (unpaid) {
+      fail(20041, `${unpaid.orderNo} is a gateway order that is ${unpaid.status}: it becomes a payment only once paid; query it as a gateway order (query gateway)`)
+    }
+    return pay.find(mchNo, ref)
+  }
 
   function merchantKey(merchant: Merchant): KeyObject {
     let key = merchantKeys.get(merchant.mchNo)
@@ -249,7 +277,10 @@ export function createSandboxApp(options: SandboxOptions) {
       const received = dropAbsent(fields, toPlain(raw)) as Record<string, unknown>
       const plain: Record<string, unknown> = {...route.endpoint.defaults}
       for (const field of declaredFields(route.endpoint)) if (received[field] !== undefined) plain[field] = received[field]
-      if (route.endpoint === endpoints.pay) authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
+      if (route.endpoint === endpoints.pay) {
+        inferMethodFromCapability(plain)
+        authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
+      }
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)
       }
@@ -273,14 +304,38 @@ export function createSandboxApp(options: SandboxOptions) {
       const remaining = Number.isSafeInteger(input.remaining) && (input.remaining as number) > 0 ? (input.remaining as number) : 1
       return {status: 200, body: faults.add({fault: input.fault!, remaining, path: input.path, latencyMs: input.latencyMs})}
     }
+    if (path === '/_sandbox/clock') {
+      if (method === 'POST') {
+        const input = JSON.parse(rawText || '{}') as {advanceMs?: number}
+        if (!Number.isSafeInteger(input.advanceMs) || (input.advanceMs as number) <= 0) {
+          return {status: 400, body: {code: 10506, message: 'advanceMs: whole milliseconds, more than 0 (the clock only moves forward)'}}
+        }
+        clockOffsetMs += input.advanceMs as number
+        store.put('meta', 'clockOffsetMs', clockOffsetMs)
+        catchUp()
+      }
+      return {status: 200, body: {now: formatGmt8(now()), offsetMs: clockOffsetMs}}
+    }
+    const payee = /^\/_sandbox\/transfers\/([^/]+)\/(confirm|reject)$/.exec(path)
+    if (method === 'POST' && payee) {
+      const transferNo = decodeURIComponent(payee[1])
+      const transfer = payee[2] === 'confirm' ? transfers.confirm(transferNo) : transfers.reject(transferNo)
+      return {status: 200, body: transferOrderResult(transfer)}
+    }
     if (method === 'POST' && path === '/_sandbox/gateway/close') {
       const input = JSON.parse(rawText || '{}') as {order?: string}
-      return {status: 200, body: gatewayOrderResult(gateway.close(input.order ?? ''))}
+      const order = gateway.findAnyMerchant(input.order ?? '') ?? fail(20041, `no gateway order ${input.order ?? ''}`)
+      return {status: 200, body: gatewayOrderResult(gateway.close(order))}
     }
     if (method === 'POST' && path === '/_sandbox/pay') {
-      const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string}
+      const input = JSON.parse(rawText || '{}') as {order?: string; outcome?: 'success' | 'fail'; wallet?: string; method?: string}
       if (!input.order) return {status: 400, body: {error: 'order is required'}}
-      return {status: 200, body: payOrderResult(pay.payerPays(input.order, input.outcome ?? 'success', input.wallet))}
+      const outcome = input.outcome ?? 'success'
+      // a gateway order is paid on its page; once paid, its number names the payment
+      const gatewayOrder = store.get('payOrders', input.order) ? undefined : gateway.findAnyMerchant(input.order)
+      if (gatewayOrder) return {status: 200, body: gatewayOrderResult(gateway.payerPays(gatewayOrder.orderNo, outcome, input.method, input.wallet))}
+      if (input.method) return {status: 400, body: {code: 10506, message: 'method: only for a gateway order (the payment order already has its method)'}}
+      return {status: 200, body: payOrderResult(pay.payerPays(input.order, outcome, input.wallet))}
     }
     const settle = /^\/_sandbox\/refunds\/([^/]+)\/settle$/.exec(path)
     if (method === 'POST' && settle) {
@@ -430,6 +485,16 @@ export function createSandboxApp(options: SandboxOptions) {
       if (error instanceof BodyTooLarge) return send(413, JSON.stringify({code: 10505, message: error.message, data: null}))
       send(500, JSON.stringify({code: 1, message: `sandbox error: ${(error as Error).message}`, data: null}))
     }
+  }
+
+  /** Applies at once what the moved clock made due: expiries, settlements, closes, callback retries. */
+  function catchUp(): void {
+    pay.expireDue()
+    gateway.expireDue()
+    refunds.settleDue()
+    allocs.settleDue()
+    transfers.settleDue()
+    notifier.wake()
   }
 
   function registerMerchant(merchant: Merchant): void {

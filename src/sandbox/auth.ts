@@ -8,7 +8,7 @@
 import {randomBytes, randomInt} from 'node:crypto'
 import {unsignedEndpoints} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, toPlain} from '../protocol/json.js'
-import {authCodeFields, checkFields, type AuthCodeRequest, type GenerateAuthUrlRequest} from '../protocol/schemas.js'
+import {authCodeFields, checkFields, OPENID_METHODS, type AuthCodeRequest, type GenerateAuthUrlRequest} from '../protocol/schemas.js'
 import {PlatformFailure, fail} from './errors.js'
 import type {Store} from './store.js'
 
@@ -141,11 +141,12 @@ export class AuthSessions {
     }
   }
 
-  /** A walletA_jsapi payment without openId takes the one auth-and-set stored for its app. */
+  /** A walletA_jsapi / walletA_mini payment without openId takes the one auth-and-set stored for its app; none stored is a field error. */
   fillStoredOpenId(mchNo: string, appId: string, body: Record<string, unknown>): void {
-    if (body.method !== 'walletA_jsapi' || body.openId) return
+    if (typeof body.method !== 'string' || !OPENID_METHODS.includes(body.method) || body.openId) return
     const stored = this.deps.store.get<StoredOpenId>('authOpenIds', `${mchNo}\u0000${appId}`)
     if (stored?.authType === 'walletA') body.openId = stored.openId
+    else fail(10506, `openId: is required for ${body.method}`)
   }
 
   private resolve(request: AuthCodeRequest, appId: string): [AuthAnswer, AuthSession?] {

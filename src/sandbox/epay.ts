@@ -16,7 +16,7 @@ import {PAY_METHODS} from '../protocol/enums.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {loadPublicKey} from '../protocol/keys.js'
 import {centsToYuan, MoneyFormatError} from '../protocol/money.js'
-import {checkFields, type FieldProblem, type PayRequest, type RefundRequest} from '../protocol/schemas.js'
+import {checkFields, OPENID_METHODS, type FieldProblem, type PayRequest, type RefundRequest} from '../protocol/schemas.js'
 import {verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import {fail, PlatformFailure} from './errors.js'
@@ -40,6 +40,8 @@ export interface EpayDeps {
   notifier: Notifier
   platformKey: KeyObject
   now: () => Date
+  /** The real time, which a client's timestamp is compared with (the sandbox clock may be moved ahead). */
+  clientNow?: () => Date
   publicUrl: () => string
   /** MD5 keys by merchant number; a merchant without one cannot use V1. */
   md5Keys: (mchNo: string) => EpaySecret | undefined
@@ -238,7 +240,7 @@ export function createEpay(deps: EpayDeps) {
     if (![text, ...alsoAccepted].some((candidate) => verifyString(candidate, params.sign, key))) {
       fail(20052, `signature verification failed (RSA, the merchant public key); server string to sign: ${text}`)
     }
-    const offBy = Number(timestamp) - nowSeconds()
+    const offBy = Number(timestamp) - Math.floor((deps.clientNow ?? now)().getTime() / 1000)
     if (deps.timestampChecks !== false && Math.abs(offBy) > EPAY_TIMESTAMP_WINDOW_SECONDS) {
       fail(10410, `timestamp ${timestamp} is ${Math.abs(offBy)} s ${offBy < 0 ? 'behind' : 'ahead of'} the platform clock (at most ${EPAY_TIMESTAMP_WINDOW_SECONDS} s allowed): sign a fresh request`)
     }
@@ -292,6 +294,7 @@ export function createEpay(deps: EpayDeps) {
       openId: params.sub_openid || undefined,
     }
     for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key]
+    if (OPENID_METHODS.includes(method) && !fields.openId) fail(10506, `sub_openid: is required for ${method}`)
     const problems = checkFields(endpoints.pay.fields, {...fields, notifyUrl: params.notify_url || undefined, reqId: 'epay', reqTime: formatGmt8(now())})
     if (problems.length > 0) fail(10506, describeProblems(problems))
     const digest = canonicalString({version, mode, wallet, device, amount, method, name: params.name, notify_url: params.notify_url, return_url: params.return_url, param: params.param, sub_openid: params.sub_openid})

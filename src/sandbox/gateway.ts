@@ -1,12 +1,13 @@
 // Gateway orders (hosted cashier and aggregate QR pages): idempotent pre-pay on mchNo +
 // bizOrderNo, the payer's moves on the pages (picking a method locks it; paying ends it),
 // close, expiry, and pay.* events. Kept apart from payment orders (own collection, own GW
-// numbers) so that neither can be found, paid or refunded as the other.
+// numbers) until paid: the paid order's trade is then recorded as a payment (notes §4).
 import {canonicalString} from '../protocol/canonical.js'
 import type {GatewayPrePayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
+import type {PayService} from './pay.js'
 import type {Store} from './store.js'
 
 export type GatewayStatus = 'wait_pay' | 'paying' | 'paid' | 'failed' | 'closed' | 'expired'
@@ -61,27 +62,27 @@ export interface GatewayOrder {
   createdAt: string
 }
 
-/** GatewayOrderResult: all 18 fields, null where the order has no value yet. */
+/** GatewayOrderResult: the 18 fields, those the order has no value for left out (as in every answer). */
 export function gatewayOrderResult(order: GatewayOrder) {
   return {
     orderNo: order.orderNo,
     bizOrderNo: order.bizOrderNo,
     gatewayType: order.gatewayType,
     title: order.title,
-    description: order.description ?? null,
+    description: order.description,
     amount: order.amount,
     currency: order.currency,
     status: order.status,
     expiredTime: order.expiredTime,
-    payTime: order.payTime ?? null,
-    channel: order.channel ?? null,
-    method: order.method ?? null,
-    product: order.product ?? null,
-    tradeNo: order.tradeNo ?? null,
-    outOrderNo: order.outOrderNo ?? null,
+    payTime: order.payTime,
+    channel: order.channel,
+    method: order.method,
+    product: order.product,
+    tradeNo: order.tradeNo,
+    outOrderNo: order.outOrderNo,
     fundStatus: FUND_STATUS[order.status],
-    attach: order.attach ?? null,
-    returnUrl: order.returnUrl ?? null,
+    attach: order.attach,
+    returnUrl: order.returnUrl,
   }
 }
 
@@ -107,6 +108,7 @@ export function methodsFor(order: GatewayOrder, wallet?: Wallet): string[] {
 export interface GatewayDeps {
   store: Store
   notifier: Notifier
+  pay: PayService
   now: () => Date
   publicUrl: () => string
 }
@@ -218,25 +220,66 @@ export class GatewayService {
     })
   }
 
-  /** The payer pays with the picked method: paying -> paid, or failed for the test title. */
-  pay(orderNo: string): GatewayOrder {
+  /** The payer pays with the picked method: paying -> paid, or failed for the test title or when told to fail. */
+  pay(orderNo: string, outcome: 'success' | 'fail' = 'success'): GatewayOrder {
     const order = this.view(orderNo) ?? fail(20041, `no gateway order ${orderNo}`)
     if (order.status === 'wait_pay') fail(20044, 'pick a payment method first')
     if (order.status !== 'paying') fail(20044, `this order is ${order.status}; it can no longer be paid`)
-    if (order.title.includes(GATEWAY_FAIL_TITLE)) {
-      const reason = `the wallet declined the payment (sandbox test value "${GATEWAY_FAIL_TITLE}" in the title)`
+    if (outcome === 'fail' || order.title.includes(GATEWAY_FAIL_TITLE)) {
+      const reason = outcome === 'fail'
+        ? 'the payer\'s payment failed (sandbox)'
+        : `the wallet declined the payment (sandbox test value "${GATEWAY_FAIL_TITLE}" in the title)`
       return this.transition({...order, status: 'failed', errorMsg: reason}, 'pay.fail')
     }
     const paid: GatewayOrder = {...order, status: 'paid', payTime: formatGmt8(this.deps.now()), outOrderNo: `CH${order.orderNo}`}
+    this.deps.pay.recordGatewayTrade({
+      orderNo: paid.orderNo,
+      bizOrderNo: paid.bizOrderNo,
+      tradeNo: paid.tradeNo!,
+      outOrderNo: paid.outOrderNo,
+      mchNo: paid.mchNo,
+      appId: paid.appId,
+      title: paid.title,
+      description: paid.description,
+      channel: paid.channel!,
+      method: paid.method!,
+      amount: paid.amount,
+      currency: paid.currency,
+      payTime: paid.payTime,
+      expiredTime: paid.expiredTime,
+      storeNo: paid.storeNo,
+      attach: paid.attach,
+      notifyUrl: paid.notifyUrl,
+      returnUrl: paid.returnUrl,
+      allocation: paid.allocation,
+    })
     return this.transition(paid, 'pay.success')
   }
 
-  /** Closes an open order (the platform side; played through the sandbox control API). */
-  close(orderRef: string): GatewayOrder {
-    const order =
-      this.view(orderRef) ??
-      this.deps.store.values<GatewayOrder>('gatewayOrders').find((o) => o.bizOrderNo === orderRef) ??
-      fail(20041, `no gateway order ${orderRef}`)
+  /**
+   * The payer's whole visit in one move (`sandbox pay GW...`): picks the method (given, or the
+   * wallet's method for this page type) unless one is already locked, then pays.
+   */
+  payerPays(orderRef: string, outcome: 'success' | 'fail', method?: string, wallet?: string): GatewayOrder {
+    const order = this.findAnyMerchant(orderRef) ?? fail(20041, `no order ${orderRef}`)
+    if (order.status === 'wait_pay') {
+      const chosenWallet = (wallet ?? method?.slice(0, method.indexOf('_')) ?? 'walletA') as Wallet
+      if (!WALLETS.includes(chosenWallet)) fail(10506, `wallet ${chosenWallet} is unknown; one of ${WALLETS.join(', ')}`)
+      const chosen = method ?? methodsFor(order, chosenWallet).find((m) => m.startsWith(`${chosenWallet}_`)) ?? fail(10506, `${chosenWallet} cannot pay this order`)
+      this.pick(order.orderNo, chosen, chosenWallet)
+    } else if (order.status === 'paying' && method && method !== order.method) {
+      fail(20044, `this order is already being paid with ${order.method}; the method is locked and cannot be changed to ${method}`)
+    }
+    return this.pay(order.orderNo, outcome)
+  }
+
+  /** A gateway order by its number or bizOrderNo, whatever the merchant (the payer's side). */
+  findAnyMerchant(orderRef: string): GatewayOrder | undefined {
+    return this.view(orderRef) ?? this.view(this.deps.store.values<GatewayOrder>('gatewayOrders').find((o) => o.bizOrderNo === orderRef)?.orderNo ?? '')
+  }
+
+  /** Closes an open order: `/unipay/close` with a gateway orderNo, or the sandbox control API. */
+  close(order: GatewayOrder): GatewayOrder {
     if (!isOpen(order)) fail(20044, `order ${order.orderNo} is ${order.status}; only wait_pay or paying orders can be closed`)
     return this.transition({...order, status: 'closed'}, 'pay.close')
   }
@@ -263,7 +306,7 @@ export class GatewayService {
     return this.transition({...order, status: 'expired'}, 'pay.close')
   }
 
-  private expireDue(): void {
+  expireDue(): void {
     for (const orderNo of this.open) {
       const order = this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo)
       if (order) this.expireIfDue(order)

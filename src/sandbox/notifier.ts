@@ -149,6 +149,11 @@ export class Notifier {
     return next
   }
 
+  /** Sends what became due (after the sandbox clock moved). */
+  wake(): void {
+    this.schedule()
+  }
+
   private schedule(): void {
     if (this.stopped) return
     if (this.timer) clearTimeout(this.timer)

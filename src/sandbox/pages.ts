@@ -1,5 +1,5 @@
 // The payer's pages, served by the sandbox: the cashier (/cashier/{orderNo}), the aggregate QR
-// (/aggregate/{orderNo}), the mini-program links (/cm, /am) and the authorization page
+// (/aggregate/{orderNo}, also the payBody of an auto-routed payment), the mini-program links (/cm, /am) and the authorization page
 // (/auth/{queryCode}). Server-rendered for a phone, a little inline JS (the countdown), no
 // external resources; every value printed is escaped, since titles come from merchants.
 import {centsToYuan} from '../protocol/money.js'
@@ -8,6 +8,7 @@ import type {AuthSession, AuthSessions} from './auth.js'
 import {PlatformFailure} from './errors.js'
 import {gatewayPaths, isOpen, methodsFor, type GatewayOrder, type GatewayService, type GatewayStatus, type Wallet} from './gateway.js'
 import {escapeHtml, pageHeaders} from './html.js'
+import type {PayOrder, PayService} from './pay.js'
 
 export interface PageAnswer {
   status: number
@@ -17,8 +18,10 @@ export interface PageAnswer {
 
 export interface PagesDeps {
   gateway: GatewayService
+  pay: PayService
   auth: AuthSessions
   now: () => Date
+  publicUrl: () => string
 }
 
 /** The in-app browser of a wallet announces itself in its user agent: `WalletA/8.0`, `WalletB/10.5`... */
@@ -94,7 +97,7 @@ function money(order: GatewayOrder): string {
 }
 
 export function createPages(deps: PagesDeps) {
-  const {gateway, auth, now} = deps
+  const {gateway, pay, auth, now} = deps
 
   /** Title, amount, number, countdown and state: the top of every order page. */
   function orderCard(order: GatewayOrder): string {
@@ -190,8 +193,52 @@ ${countdown}
     return html(status, `小程序 · ${order.title}`, `<p class="brand">小程序链接 · Mini-program link</p>${orderCard(order)}${miniBody(order)}`)
   }
 
+  /**
+   * The aggregate QR of an auto-routed payment (pay without method): scanned in a wallet, the
+   * payer pays in that wallet; on a counter's screen, the QR, following the payment.
+   */
+  async function paymentQrPage(order: PayOrder, userAgent: string, error?: {status: number; message: string}): Promise<PageAnswer> {
+    const wallet = walletFromUserAgent(userAgent)
+    const open = order.status === 'wait' || order.status === 'progress'
+    const path = `/aggregate/${encodeURIComponent(order.orderNo)}`
+    const card = `<section class="card"><p class="title" id="title">${esc(order.title)}</p>
+<p class="amount" id="amount">${order.currency === 'cny' ? '¥' : `${esc(order.currency.toUpperCase())} `}${centsToYuan(order.amount)}</p>
+<dl><dt>订单号 Order</dt><dd id="order-no">${esc(order.orderNo)}</dd><dt>商户 Merchant</dt><dd>${esc(order.mchNo)}</dd></dl>
+<p class="state s-${esc(order.status)}" id="state" data-status="${esc(order.status)}">${esc(order.status)}</p></section>`
+    const errorBlock = error ? `<section class="card"><p class="error" id="error">${esc(error.message)}</p></section>` : ''
+    let body = ''
+    if (!open) body = order.payTime ? `<section class="card"><dl><dt>钱包 Wallet</dt><dd id="channel">${esc(order.channel)}</dd><dt>支付时间 Paid at</dt><dd>${esc(order.payTime)}</dd></dl></section>` : ''
+    else if (wallet) body = `<form class="card" method="post" action="${esc(path)}/pay"><button class="primary" id="pay">使用 ${wallet} 支付 · Pay with ${wallet}</button></form>`
+    else {
+      const {default: QRCode} = await import('qrcode')
+      const svg = await QRCode.toString(`${deps.publicUrl()}${path}`, {type: 'svg', errorCorrectionLevel: 'M', margin: 1})
+      body = `<section class="card qr"><div id="qr">${svg}</div><p>请使用任意钱包扫码支付 · Scan with any wallet app</p>
+<p class="hint" id="hint">沙箱 Sandbox: open this page in a browser whose user agent contains WalletA/ ... WalletD/ to pay as that wallet.</p></section>`
+    }
+    return html(error?.status ?? 200, `聚合支付 · ${order.title}`, `<p class="brand">聚合支付 · Aggregate QR</p>${card}${errorBlock}${body}`, {refreshSeconds: !wallet && open ? 3 : undefined})
+  }
+
+  async function paymentQrRoute(method: string, order: PayOrder, action: string | undefined, userAgent: string): Promise<PageAnswer> {
+    if (!action) return method === 'GET' || method === 'HEAD' ? paymentQrPage(order, userAgent) : notAllowed('GET')
+    if (method !== 'POST' || action !== 'pay') return notAllowed('POST')
+    const path = `/aggregate/${encodeURIComponent(order.orderNo)}`
+    try {
+      const wallet = walletFromUserAgent(userAgent)
+      if (!wallet) throw new PlatformFailure(10506, 'open this page in a wallet app to pay (its user agent names the wallet: WalletA/ ... WalletD/)')
+      pay.payerPays(order.orderNo, 'success', wallet)
+      return redirect(path)
+    } catch (error) {
+      if (!(error instanceof PlatformFailure)) throw error
+      return paymentQrPage(pay.findAnyMerchant(order.orderNo), userAgent, {status: ERROR_STATUS[error.code] ?? 400, message: error.message})
+    }
+  }
+
   async function orderRoute(method: string, kind: string, orderNo: string, action: string | undefined, rawText: string, userAgent: string): Promise<PageAnswer> {
     const order = gateway.view(orderNo)
+    if (!order && kind === 'aggregate') {
+      const payment = pay.aggregateOrder(orderNo)
+      if (payment) return paymentQrRoute(method, payment, action, userAgent)
+    }
     if (!order) return notFound('订单不存在 · Order not found')
     const paths = gatewayPaths(order)
     const own = kind === 'cashier' || kind === 'aggregate' ? paths.h5 : paths.mini

@@ -2,7 +2,7 @@
 // auto-routing), the payBody each method implies, close/cancel, expiry and the payer's moves.
 import {randomBytes} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
-import {walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
+import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {fail} from './errors.js'
@@ -11,6 +11,8 @@ import type {Store} from './store.js'
 
 const DEFAULT_EXPIRY_MS = 30 * 60 * 1000
 const OPEN: PayStatus[] = ['wait', 'progress']
+/** Test value: a title containing this makes the channel's record say paid, whatever the platform's says; a sync corrects it. */
+export const SYNC_TEST_VALUE = 'test:sync'
 /** Test value: a barcode whose last four digits are 9999 is declined by the channel. */
 export const DECLINED_BARCODE_SUFFIX = '9999'
 
@@ -72,6 +74,9 @@ export function payOrderResult(order: PayOrder) {
   }
 }
 
+/** What a paid gateway order brings to its payment. */
+export type GatewayTrade = Pick<PayOrder, 'orderNo' | 'bizOrderNo' | 'tradeNo' | 'outOrderNo' | 'mchNo' | 'appId' | 'title' | 'description' | 'channel' | 'method' | 'amount' | 'currency' | 'payTime' | 'expiredTime' | 'storeNo' | 'attach' | 'notifyUrl' | 'returnUrl' | 'allocation'>
+
 export interface PayDeps {
   store: Store
   notifier: Notifier
@@ -115,6 +120,8 @@ export class PayService {
       }
       return existing
     }
+    // the same rule as a gateway order: an order that would be born expired is refused
+    if (request.expiredTime && parseGmt8(request.expiredTime)!.getTime() <= now().getTime()) fail(10506, 'expiredTime: must be in the future')
     const method = resolveMethod(request)
     if (method.startsWith('card')) fail(20022, `method ${method} is not enabled for this merchant`)
     const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : method.split('_')[0]
@@ -165,6 +172,34 @@ export class PayService {
     return order
   }
 
+  /**
+   * The payment behind a paid gateway order (notes §4): stored under the gateway order number,
+   * with its tradeNo, so that it is queried, refunded and split like any other. The gateway
+   * already sent pay.success, so no event here. A direct payment that took the same bizOrderNo
+   * first keeps it.
+   */
+  recordGatewayTrade(trade: GatewayTrade): PayOrder {
+    const seq = this.nextSequence()
+    const order: PayOrder = {
+      ...trade,
+      orderId: 1_000_000_000_000_000 + seq,
+      realAmount: trade.amount,
+      refundableBalance: trade.amount,
+      status: 'success',
+      refundStatus: 'no_refund',
+      provider: trade.channel.toUpperCase(),
+      buyerId: `buyer_${randomBytes(4).toString('hex')}`,
+      payBody: '',
+      payBodyType: 'link',
+      requestDigest: '',
+      createdAt: this.deps.now().toISOString(),
+    }
+    this.save(order)
+    const key = `${order.mchNo}\u0000${order.bizOrderNo}`
+    if (!this.byBizOrderNo.has(key)) this.byBizOrderNo.set(key, order.orderNo)
+    return order
+  }
+
   /** tradeNo wins over bizOrderNo, as the spec says for refunds. */
   findForRefund(mchNo: string, ref: {tradeNo?: string; bizOrderNo?: string}): PayOrder {
     if (ref.tradeNo) {
@@ -172,6 +207,10 @@ export class PayService {
       return order ?? fail(20041, `trade ${ref.tradeNo} not found`)
     }
     return this.find(mchNo, {bizOrderNo: ref.bizOrderNo})
+  }
+
+  hasBizOrderNo(mchNo: string, bizOrderNo: string): boolean {
+    return this.byBizOrderNo.has(`${mchNo}\u0000${bizOrderNo}`)
   }
 
   find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}): PayOrder {
@@ -186,6 +225,17 @@ export class PayService {
     }
     if (!order || order.mchNo !== mchNo) return fail(20041, 'trade not found')
     return this.expireIfDue(order)
+  }
+
+  /**
+   * Asks the channel (pay sync). Its record differs from the platform's only for the test title:
+   * the channel says paid, so an open, failed, closed or timed-out order becomes success, with
+   * pay.success, and `adjust: true`.
+   */
+  sync(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}, order = this.find(mchNo, ref)): {orderStatus: PayStatus; adjust: boolean} {
+    const correctable: PayStatus[] = ['progress', 'fail', 'close', 'timeout']
+    if (!order.title.includes(SYNC_TEST_VALUE) || !correctable.includes(order.status)) return {orderStatus: order.status, adjust: false}
+    return {orderStatus: this.settlePaid({...order, errorMsg: undefined, closeTime: undefined}).status, adjust: true}
   }
 
   close(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}, useCancel: boolean): PayOrder {
@@ -206,6 +256,12 @@ export class PayService {
       order.provider = chosen.toUpperCase()
     }
     return outcome === 'success' ? this.settlePaid(order) : this.finish(order, 'fail', 'the payer\'s payment failed (sandbox)')
+  }
+
+  /** An auto-routed payment (aggregate QR) by its number, for its payer page. */
+  aggregateOrder(orderNo: string): PayOrder | undefined {
+    const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
+    return order?.method === 'aggregate_pay_qrcode' ? this.expireIfDue(order) : undefined
   }
 
   findAnyMerchant(orderRef: string): PayOrder {
@@ -264,7 +320,7 @@ export class PayService {
     return order
   }
 
-  private expireDue(): void {
+  expireDue(): void {
     for (const orderNo of this.open) {
       const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
       if (order) this.expireIfDue(order)
@@ -319,6 +375,19 @@ export class PayService {
         return {payBodyType: 'link', payBody: `${host}/pay?orderNo=${orderNo}`}
     }
   }
+}
+
+/**
+ * "When channelMchNo and capability are specified, method can be inferred from capability"
+ * (spec): a capability naming a PayMethodEnum value is the method. Done before the field
+ * checks, so that the inferred method's own rules (openId, authCode) apply.
+ */
+export function inferMethodFromCapability(body: Record<string, unknown>): void {
+  if (body.method || typeof body.capability !== 'string' || !body.channelMchNo) return
+  if (!(PAY_METHODS as readonly string[]).includes(body.capability)) {
+    fail(10506, `capability: ${body.capability} names no PayMethodEnum value, so no method can be inferred from it; give method`)
+  }
+  body.method = body.capability
 }
 
 /** Method from the request: explicit, from the barcode prefix, or auto-routed to aggregate QR. */

@@ -3,7 +3,7 @@
 // channel a moment later, the amount given back on fail/close, the order's refund marker kept
 // right, and refund.* events sent to the payment order's notifyUrl.
 import {canonicalString} from '../protocol/canonical.js'
-import {compactGmt8, formatGmt8, isoGmt8} from '../protocol/time.js'
+import {compactGmt8, formatGmt8, isoGmt8, parseGmt8} from '../protocol/time.js'
 import type {RefundRequest} from '../protocol/schemas.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
@@ -12,8 +12,11 @@ import type {Store} from './store.js'
 
 export type RefundStatus = 'progress' | 'success' | 'fail' | 'close'
 
-/** Test values in `reason` (documented in the README): the channel's answer for this refund. */
-export const REFUND_TEST_REASONS: Record<string, 'fail' | 'close' | 'slow'> = {'test:fail': 'fail', 'test:close': 'close', 'test:slow': 'slow'}
+/**
+ * Test values in `reason` (documented in the README): the channel's answer for this refund.
+ * `test:sync`: slow, but the channel already refunded, so a sync corrects it to success.
+ */
+export const REFUND_TEST_REASONS: Record<string, 'fail' | 'close' | 'slow' | 'sync'> = {'test:fail': 'fail', 'test:close': 'close', 'test:slow': 'slow', 'test:sync': 'sync'}
 const SETTLE_AFTER_MS = 1000
 const SLOW_SETTLE_AFTER_MS = 10 * 60 * 1000
 
@@ -59,7 +62,7 @@ export function refundOrderResult(refund: RefundOrder) {
   return {refundNo, bizRefundNo, tradeNo, bizOrderNo, outRefundNo, amount, orderAmount, status, reason, finishTime, errorMsg}
 }
 
-/** The management API's form of the record. */
+/** The management API's form of the record: every time ISO 8601 with offset (notes §6), finishTime too. */
 export function refundRecord(refund: RefundOrder) {
   const {
     id, mchNo, appId, refundNo, bizRefundNo, tradeNo, bizOrderNo, outOrderNo, outRefundNo, title, channel, product, amount,
@@ -67,7 +70,8 @@ export function refundRecord(refund: RefundOrder) {
   } = refund
   return {
     id, mchNo, appId, refundNo, bizRefundNo, tradeNo, bizOrderNo, outOrderNo, outRefundNo, title, channel, product, amount,
-    orderAmount, currency, reason, status, finishTime, errorMsg, notifyUrl, attach, clientIp, storeNo, createTime,
+    orderAmount, currency, reason, status, finishTime: finishTime && isoGmt8(parseGmt8(finishTime)!), errorMsg, notifyUrl, attach, clientIp, storeNo,
+    createTime,
   }
 }
 
@@ -140,7 +144,7 @@ export class RefundService {
       storeNo: order.storeNo,
       createTime: isoGmt8(created),
       createdAtMs: created.getTime(),
-      settleAt: created.getTime() + (test === 'slow' ? SLOW_SETTLE_AFTER_MS : SETTLE_AFTER_MS) / timeScale,
+      settleAt: created.getTime() + (test === 'slow' || test === 'sync' ? SLOW_SETTLE_AFTER_MS : SETTLE_AFTER_MS) / timeScale,
       requestDigest: digest,
     }
     // Reserve first: the balance can never go below zero, whatever arrives concurrently.
@@ -152,6 +156,13 @@ export class RefundService {
 
   find(mchNo: string, ref: {refundNo?: string; bizRefundNo?: string}): RefundOrder {
     const {store} = this.deps
+    if (!ref.refundNo) {
+      // bizRefundNo is unique per order only: never answer one of several silently
+      const same = store.values<RefundOrder>('refunds').filter((r) => r.mchNo === mchNo && r.bizRefundNo === ref.bizRefundNo)
+      if (same.length > 1) {
+        fail(10506, `bizRefundNo ${ref.bizRefundNo} is used on ${same.length} orders (${same.map((r) => `${r.bizOrderNo}: ${r.refundNo}`).join(', ')}); give the refundNo of the one you mean`)
+      }
+    }
     const refund = ref.refundNo
       ? store.get<RefundOrder>('refunds', ref.refundNo)
       : store.get<RefundOrder>('refunds', this.byBizRefundNo.get(`${mchNo}\u0000${ref.bizRefundNo}`) ?? '')
@@ -168,6 +179,12 @@ export class RefundService {
 
   all(): RefundOrder[] {
     return this.deps.store.values<RefundOrder>('refunds')
+  }
+
+  /** Asks the channel (refund sync): only a `test:sync` refund in progress differs, and is corrected to success. */
+  sync(refund: RefundOrder): {orderStatus: RefundStatus; adjust: boolean} {
+    if (refund.status !== 'progress' || refund.reason !== 'test:sync') return {orderStatus: refund.status, adjust: false}
+    return {orderStatus: this.settle(refund, 'success').status, adjust: true}
   }
 
   /** The channel's answer. */
@@ -211,7 +228,7 @@ export class RefundService {
     this.deps.pay.update({...order, refundStatus})
   }
 
-  private settleDue(): void {
+  settleDue(): void {
     const nowMs = this.deps.now().getTime()
     for (const refundNo of this.inProgress) {
       const refund = this.deps.store.get<RefundOrder>('refunds', refundNo)!

@@ -10,6 +10,8 @@ import type {Store} from './store.js'
 
 export const DEFAULT_BALANCE_CENTS = 10_000_000_000
 const SETTLE_AFTER_MS = 300
+/** Test value in a title: the channel's record says paid out; a sync corrects the platform's. */
+const SYNC_TEST_VALUE = 'test:sync'
 const CONFIRM_WINDOW_MS = 10 * 60 * 1000
 /** Test values in payeeAccount (documented in the README). */
 export const PAYEE_REFUSED_SUFFIX = '_refused'
@@ -162,12 +164,29 @@ export class TransferService {
     return this.deps.store.values<Transfer>('transfers')
   }
 
+  /**
+   * Asks the channel (transfer sync): a processing transfer titled with the test value was
+   * already paid out on the channel side (the payee confirmed in the wallet), so it is corrected.
+   */
+  sync(transfer: Transfer): {orderStatus: TransferStatus; adjust: boolean} {
+    if (transfer.status !== 'processing' || !transfer.title?.includes(SYNC_TEST_VALUE)) return {orderStatus: transfer.status, adjust: false}
+    return {orderStatus: this.finish(transfer, 'success').status, adjust: true}
+  }
+
   /** The payee accepts on the confirm page. */
   confirm(transferNo: string): Transfer {
     const transfer = this.byNumber(transferNo) ?? fail(20041, `no transfer ${transferNo}`)
     if (transfer.channel !== 'walletA') fail(20044, `transfer ${transferNo} needs no confirmation`)
     if (transfer.status !== 'processing') fail(20044, `transfer ${transferNo} is already ${transfer.status}`)
     return this.finish(transfer, 'success')
+  }
+
+  /** The payee declines (played by `sandbox transfer reject`): the amount goes back to the balance. */
+  reject(transferNo: string): Transfer {
+    const transfer = this.byNumber(transferNo) ?? fail(20041, `no transfer ${transferNo}`)
+    if (transfer.channel !== 'walletA') fail(20044, `transfer ${transferNo} needs no confirmation`)
+    if (transfer.status !== 'processing') fail(20044, `transfer ${transferNo} is already ${transfer.status}`)
+    return this.finish(transfer, 'fail', 'the payee declined the transfer; the amount went back to the balance')
   }
 
   private finish(transfer: Transfer, status: Exclude<TransferStatus, 'processing'>, errorMsg?: string): Transfer {
@@ -198,7 +217,7 @@ export class TransferService {
     })
   }
 
-  private settleDue(): void {
+  settleDue(): void {
     const nowMs = this.deps.now().getTime()
     for (const transferNo of this.open) {
       const transfer = this.byNumber(transferNo)

@@ -76,7 +76,6 @@ describe('bad input: exit 2, naming the flag, before any network call', () => {
     [['--title', 'x', '--amount', '10000000000'], '--amount: must be at most 9999999999'],
     [['--title', 'x'.repeat(101), '--amount', '1'], '--title: must be at most 100 characters'],
     [['--title', 'x', '--amount', '1', '--notify-url', 'ftp://x'], '--notify-url: must be an http(s) URL'],
-    [['--title', 'x', '--amount', '1', '--method', 'walletA_jsapi'], '--open-id: is required for walletA_jsapi'],
     [['--title', 'x', '--amount', '1', '--auth-code', '994512345678'], '--auth-code: must start with a known barcode prefix'],
     [['--title', 'x', '--amount', '1', '--expired-time', '2025-13-01 00:00:00'], '--expired-time: must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'],
     [['--title', 'x', '--amount', '1', '--method', 'walletQ_qr'], 'Expected --method=walletQ_qr to be one of'],

@@ -128,6 +128,8 @@ describe('management API', () => {
     expect(like.body.data.records.map((r: {bizRefundNo: string}) => r.bizRefundNo).sort()).toEqual(['SAME'])
     const record = all.body.data.records[0]
     expect(record.createTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/)
+    // one time format in the management API: finishTime as createTime
+    for (const settled of success.body.data.records) expect(settled.finishTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/)
     const byId = await fetch(`${t.sandbox.url}/mch/order/refund/get-by-id?id=${record.id}`, {headers: {Accesstoken: token}})
     expect((await json(byId)).data).toEqual(record)
 

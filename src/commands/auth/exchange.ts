@@ -9,7 +9,7 @@ import {exchangeAuthCode} from '../../services/auth.js'
 export default class AuthExchange extends BaseCommand {
   static summary = 'Exchange an authorization code for the payer\'s openId (POST .../auth, or .../auth-and-set with --set)'
   static description =
-    'Unsigned calls answered with an unsigned Result (the spec exempts them from signatures). With --query-code the answer\'s status is waiting until the payer approves, then success; not_exist when the code is unknown or older than 5 minutes. An --auth-token works once. --set keeps the openId in the platform session instead of returning it: a later walletA_jsapi payment of the same merchant app may leave openId out. The wallet\'s accessToken is shown with --json only.'
+    'Unsigned calls answered with an unsigned Result (the spec exempts them from signatures). With --query-code the answer\'s status is waiting until the payer approves, then success; not_exist when the code is unknown or older than 5 minutes. An --auth-token works once. --set keeps the openId in the platform session instead of returning it: a later walletA_jsapi or walletA_mini payment of the same merchant app may leave openId out. The wallet\'s accessToken is shown with --json only.'
 
   static examples = [
     '<%= config.bin %> auth exchange --auth-code AC123 --query-code Q123',
@@ -59,7 +59,7 @@ export default class AuthExchange extends BaseCommand {
     const answer = (body.data ?? null) as Record<string, unknown> | null
     await this.emit(answer, () => {
       if (flags.set) {
-        this.notice('authorized: the platform keeps the openId for this merchant app; a later walletA_jsapi payment may leave openId out')
+        this.notice('authorized: the platform keeps the openId for this merchant app; a later walletA_jsapi or walletA_mini payment may leave openId out')
         return
       }
       const shown = answer?.accessToken ? {...answer, accessToken: '(hidden; --json shows it)'} : answer

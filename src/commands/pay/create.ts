@@ -31,7 +31,7 @@ export default class PayCreate extends BaseCommand {
     method: Flags.string({description: 'payment method', options: [...PAY_METHODS]}),
     product: Flags.string({description: 'product code'}),
     capability: Flags.string({description: 'capability code'}),
-    'open-id': Flags.string({description: 'payer openId (required for walletA_jsapi / walletA_mini)'}),
+    'open-id': Flags.string({description: 'payer openId for walletA_jsapi / walletA_mini; left out, the platform uses the one `auth exchange --set` stored'}),
     'channel-app-id': Flags.string({description: 'channel app id'}),
     'auth-code': Flags.string({description: 'barcode from the payer\'s wallet (merchant scan)'}),
     'limit-pay': Flags.string({description: 'restricted payment type, e.g. no_credit', multiple: true}),

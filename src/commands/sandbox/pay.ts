@@ -6,13 +6,21 @@ import {renderRecord} from '../../output/table.js'
 
 export default class SandboxPay extends BaseCommand {
   static summary = 'Play the payer: pay (or fail) a local sandbox order'
-  static description = 'Moves an open order to success (or fail with --fail) and sends pay.success / pay.fail to its notifyUrl.'
-  static examples = ['<%= config.bin %> sandbox pay DP20251122103000000001', '<%= config.bin %> sandbox pay P2025112200001 --fail']
+  static description =
+    'Moves an open order to success (or fail with --fail) and sends pay.success / pay.fail to its notifyUrl. ' +
+    'A gateway order (GW...) is paid as on its page: --method or --wallet picks the method unless one is already locked; ' +
+    'once paid, its trade is a payment (query pay, refund, alloc).'
+  static examples = [
+    '<%= config.bin %> sandbox pay DP20251122103000000001',
+    '<%= config.bin %> sandbox pay P2025112200001 --fail',
+    '<%= config.bin %> sandbox pay GW20251122103000000001 --method walletB_h5',
+  ]
 
-  static args = {order: Args.string({description: 'orderNo or bizOrderNo', required: true})}
+  static args = {order: Args.string({description: 'orderNo or bizOrderNo (payment or gateway order)', required: true})}
   static flags = {
     fail: Flags.boolean({description: 'the payment fails'}),
-    wallet: Flags.string({description: 'wallet the payer uses for an aggregate QR order', options: ['walletA', 'walletB', 'walletC', 'walletD'], default: 'walletA'}),
+    wallet: Flags.string({description: 'wallet the payer uses (aggregate QR or gateway order; default walletA)', options: ['walletA', 'walletB', 'walletC', 'walletD']}),
+    method: Flags.string({description: 'method the payer picks on a gateway order page, e.g. walletA_h5 (cashier) or walletB_jsapi (aggregate)'}),
   }
 
   async run(): Promise<void> {
@@ -22,6 +30,7 @@ export default class SandboxPay extends BaseCommand {
       order: args.order,
       outcome: flags.fail ? 'fail' : 'success',
       wallet: flags.wallet,
+      method: flags.method,
     })
     await this.emit(order, () => this.io.out(renderRecord(recordRows(order), this.io.stdoutTty)))
   }

@@ -1,0 +1,24 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base.js'
+import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {parseDuration} from '../../../local-sandbox/duration.js'
+import {recordRows} from '../../../output/record.js'
+import {renderRecord} from '../../../output/table.js'
+
+export default class SandboxClockAdvance extends BaseCommand {
+  static summary = 'Move the local sandbox clock forward'
+  static description =
+    'What becomes due happens at once: open orders past expiredTime expire (pay.close), refunds and splits settle, ' +
+    'unconfirmed walletA transfers close, callback retries that fell due are sent. The offset survives a restart; ' +
+    '`sandbox reset` clears it. Requests are still signed with the real time.'
+  static examples = ['<%= config.bin %> sandbox clock advance 31m', '<%= config.bin %> sandbox clock advance 1d', '<%= config.bin %> sandbox clock advance 1h30m']
+  static args = {duration: Args.string({description: 'how far: a number and a unit (ms, s, m, h, d), e.g. 31m or 1h30m', required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(SandboxClockAdvance)
+    const advanceMs = parseDuration(args.duration)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const clock = await controlCall<Record<string, unknown>>(runtime, 'POST', 'clock', {advanceMs})
+    await this.emit(clock, () => this.io.out(renderRecord(recordRows(clock), this.io.stdoutTty)))
+  }
+}
