@@ -21,6 +21,8 @@ export interface StartOptions {
   tokenTtlSeconds?: number
   /** Where the default merchant's V1 MD5 key goes in the string: directly (default) or as `&key=`. */
   epayMd5KeyForm?: 'direct' | 'param'
+  /** Start-up reports (skipped journal lines); the daemon's stderr goes to sandbox.log. */
+  log?: (line: string) => void
 }
 
 export interface RunningSandbox {
@@ -37,7 +39,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
   const login = ensureKeyPair(join(dir, 'keys'), 'login')
   const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
-  const store = new Store(join(dir, 'journal.jsonl')).open()
+  const store = new Store(join(dir, 'journal.jsonl'), options.log ?? ((line) => process.stderr.write(`sandbox: ${line}\n`))).open()
   let url = ''
   const app = createSandboxApp({
     store,
