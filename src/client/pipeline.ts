@@ -86,6 +86,12 @@ export function requestBody(config: ClientConfig, endpoint: Pick<Endpoint, 'fiel
   return body
 }
 
+/** The user waited for every try: the last failure says how many there were and how long they took. */
+export function countTries(error: TransportError, tries: number, startedMs: number): TransportError {
+  error.message += `, ${tries} ${tries === 1 ? 'try' : 'tries'}, ${Math.round((Date.now() - startedMs) / 1000)} s`
+  return error
+}
+
 /**
  * Control characters in a field end up in the signed string and in every screen and log that
  * shows it; only JSON text (extraParam) may carry line breaks and tabs.
@@ -121,11 +127,7 @@ export async function call(
       // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
       // a body that did not parse; anything that reached a verdict is final.
       if (!(error instanceof TransportError)) throw error
-      if (attempt >= attempts) {
-        // the user waited for all of them: say how many and how long
-        error.message += `, ${attempt} ${attempt === 1 ? 'try' : 'tries'}, ${Math.round((Date.now() - started) / 1000)} s`
-        throw error
-      }
+      if (attempt >= attempts) throw countTries(error, attempt, started)
       config.debug?.(`retrying a read after: ${error.message}`)
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
       request = buildRequest(config, endpoint, fields)
