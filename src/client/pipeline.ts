@@ -187,12 +187,13 @@ function verifyResponse(config: ClientConfig, request: SignedRequest, response: 
  * another order. It must echo our reqId, be recent, and name the order we asked about.
  */
 function checkAbout(config: ClientConfig, request: SignedRequest, body: JsonObject, success: boolean): void {
-  const echoed = body.reqId
-  if (typeof echoed === 'string' && echoed !== '' ? echoed !== request.body.reqId : success) {
-    throw new SignatureError(`the answer echoes reqId ${echoed === undefined || echoed === '' ? '(none)' : String(echoed)}, not ours (${String(request.body.reqId)}): it is not the answer to this request`, body)
+  const echoed = typeof body.reqId === 'string' && body.reqId !== '' ? body.reqId : undefined
+  // a success must echo it; an error may be answered before the platform read our reqId
+  if (echoed === undefined ? success : echoed !== request.body.reqId) {
+    throw new SignatureError(`the answer echoes reqId ${echoed ?? '(none)'}, not ours (${String(request.body.reqId)}): it is not the answer to this request`, body)
   }
   const resTime = body.resTime
-  if (resTime !== undefined && resTime !== null || success) {
+  if (success || (resTime !== undefined && resTime !== null)) {
     const at = typeof resTime === 'string' ? parseGmt8(resTime) : undefined
     const now = (config.now ?? (() => new Date()))()
     if (!at) throw new SignatureError(`the answer's resTime ${resTime === undefined ? '(none)' : JSON.stringify(resTime)} is not a time: it cannot be checked for freshness`, body)

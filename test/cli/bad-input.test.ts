@@ -445,9 +445,9 @@ describe('the bad-input campaign', () => {
 
   it('every invalid invocation exits with its code, names the problem, prints no stack trace and sends nothing', async () => {
     await campaign(all.slice(0, laterSections))
-  }, 300_000)
+  }, 600_000)
 
   it('so does every bad --data, key, API path and text field', async () => {
     await campaign(all.slice(laterSections))
-  }, 300_000)
+  }, 600_000)
 })
