@@ -2,6 +2,7 @@
 // amounts (cents, or yuan converted exactly).
 import {readFileSync} from 'node:fs'
 import {ConfigError, UsageError} from '../errors.js'
+import {declaredFields, type Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
@@ -32,6 +33,34 @@ export function readJsonData(value: string, flag = '--data'): JsonObject {
   } catch (error) {
     throw new UsageError(`${flag}: not a JSON object: ${(error as JsonSyntaxError).message}`)
   }
+}
+
+/** Common fields the pipeline fills in itself: a value for them in --data would be replaced. */
+const FILLED_BY_CLI = new Set(['mchNo', 'appId', 'reqId', 'nonceStr', 'reqTime', 'sign'])
+
+/**
+ * The --data object of a command that wraps an endpoint: every key must be one of the
+ * endpoint's fields, since anything else would be signed and sent only to be refused (20052).
+ */
+export function readEndpointData(value: string | undefined, endpoint: Endpoint): JsonObject {
+  if (value === undefined) return {}
+  const data = readJsonData(value)
+  const known = new Set(declaredFields(endpoint))
+  const unknown = Object.keys(data).filter((key) => !known.has(key))
+  const filled = Object.keys(data).filter((key) => FILLED_BY_CLI.has(key))
+  const problems = [
+    ...unknown.map((key) => `"${key}" is not a field of POST ${endpoint.path}`),
+    ...filled.map((key) => `"${key}" is set by the CLI (from the profile, or fresh for each request)`),
+  ]
+  if (problems.length === 0) return data
+  const error = new UsageError(`--data: ${problems.join('; ')}`)
+  error.hint = `to send a body as you wrote it, use: unipay api ${endpoint.path} --data ...`
+  throw error
+}
+
+/** --data's fields with the flags actually given on top: a flag left out never erases a field. */
+export function withFlags(data: JsonObject, flags: Record<string, unknown>): Record<string, unknown> {
+  return {...data, ...setFields(flags)}
 }
 
 /** Cents from --amount (whole cents) or --yuan (at most two decimals); exactly one of them. */

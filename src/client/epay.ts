@@ -4,6 +4,7 @@
 // the window, and `data` checked against the signed fields (the signature does not cover it).
 // Secrets never reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
 import {endpointUrl, formBody, httpRequest} from './http.js'
+import {countTries} from './pipeline.js'
 import type {KeyObject} from 'node:crypto'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
@@ -109,12 +110,14 @@ export async function epayCall(config: EpayConfig, spec: EpayCallSpec, options: 
   if (request.canonicalString !== undefined) config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}
   const attempts = spec.kind === 'read' ? READ_ATTEMPTS : 1
+  const started = Date.now()
   for (let attempt = 1; ; attempt++) {
     try {
       const answer = await send(config, request)
       return {request, response: readAnswer(config, spec, request, answer)}
     } catch (error) {
-      if (!(error instanceof TransportError) || attempt >= attempts) throw error
+      if (!(error instanceof TransportError)) throw error
+      if (attempt >= attempts) throw countTries(error, attempt, started)
       config.debug?.(`retrying a read after: ${error.message}`)
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
       request = buildEpayRequest(config, spec)

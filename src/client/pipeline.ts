@@ -8,7 +8,7 @@ import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signString} from '../protocol/signature.js'
-import {compactGmt8, formatGmt8} from '../protocol/time.js'
+import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 
 export interface ClientConfig {
@@ -47,6 +47,10 @@ export interface CallResult {
 }
 
 const READ_ATTEMPTS = 3
+/** How far an answer's resTime may be from our clock, either way (the platform's reqTime window). */
+const RES_TIME_WINDOW_MS = 300_000
+/** The numbers that say which order, refund, split or transfer a request and its answer are about. */
+const SUBJECT_FIELDS = ['mchNo', 'orderNo', 'bizOrderNo', 'outOrderNo', 'refundNo', 'bizRefundNo', 'allocNo', 'bizAllocNo', 'transferNo', 'bizTransferNo']
 
 export function newReqId(now: Date): string {
   return `R${compactGmt8(now)}${randomBytes(6).toString('hex')}`
@@ -76,9 +80,31 @@ export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, '
     reqTime: formatGmt8(now),
   })
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
-  const problems = endpoint.check(toPlain(body) as Record<string, unknown>)
+  const problems = [...controlCharacters(body, ''), ...endpoint.check(toPlain(body) as Record<string, unknown>)]
   if (problems.length > 0) throw new UsageError('invalid input', problems)
   return body
+}
+
+/** The user waited for every try: the last failure says how many there were and how long they took. */
+export function countTries(error: TransportError, tries: number, startedMs: number): TransportError {
+  error.message += `, ${tries} ${tries === 1 ? 'try' : 'tries'}, ${Math.round((Date.now() - startedMs) / 1000)} s`
+  return error
+}
+
+/**
+ * Control characters in a field end up in the signed string and in every screen and log that
+ * shows it; only JSON text (extraParam) may carry line breaks and tabs.
+ */
+function controlCharacters(value: unknown, path: string): {field: string; message: string}[] {
+  if (typeof value === 'string') {
+    const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
+    return /[\u0000-\u001f\u007f]/.test(checked) ? [{field: path, message: 'must not contain control characters'}] : []
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => controlCharacters(item, `${path}[${index}]`))
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.entries(value).flatMap(([key, item]) => controlCharacters(item, path ? `${path}.${key}` : key))
+  }
+  return []
 }
 
 export async function call(
@@ -91,6 +117,7 @@ export async function call(
   config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}
   const attempts = endpoint.kind === 'read' ? READ_ATTEMPTS : 1
+  const started = Date.now()
   for (let attempt = 1; ; attempt++) {
     try {
       const response = await send(config, request)
@@ -98,7 +125,8 @@ export async function call(
     } catch (error) {
       // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
       // a body that did not parse; anything that reached a verdict is final.
-      if (!(error instanceof TransportError) || attempt >= attempts) throw error
+      if (!(error instanceof TransportError)) throw error
+      if (attempt >= attempts) throw countTries(error, attempt, started)
       config.debug?.(`retrying a read after: ${error.message}`)
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
       request = buildRequest(config, endpoint, fields)
@@ -140,10 +168,7 @@ function verifyResponse(config: ClientConfig, request: SignedRequest, response: 
     if (read.verified === undefined && code === 0) {
       throw new SignatureError('the answer says success but carries no signature', body)
     }
-    const echoed = body.reqId
-    if (read.verified && typeof echoed === 'string' && echoed !== '' && echoed !== request.body.reqId) {
-      throw new SignatureError(`the answer echoes reqId ${echoed}, not ours (${String(request.body.reqId)})`, body)
-    }
+    if (read.verified) checkAbout(config, request, body, code === 0)
   }
   if (code !== 0) {
     const error = new PlatformError(code, resultMessage(body), read.signature !== undefined, body)
@@ -154,6 +179,41 @@ function verifyResponse(config: ClientConfig, request: SignedRequest, response: 
     throw error
   }
   return {httpStatus: response.status, raw: response.raw, body, verified}
+}
+
+/**
+ * A correctly signed answer can still be someone else's: a replayed old one, or one about
+ * another order. It must echo our reqId, be recent, and name the order we asked about.
+ */
+function checkAbout(config: ClientConfig, request: SignedRequest, body: JsonObject, success: boolean): void {
+  const echoed = typeof body.reqId === 'string' && body.reqId !== '' ? body.reqId : undefined
+  // a success must echo it; an error may be answered before the platform read our reqId
+  if (echoed === undefined ? success : echoed !== request.body.reqId) {
+    throw new SignatureError(`the answer echoes reqId ${echoed ?? '(none)'}, not ours (${String(request.body.reqId)}): it is not the answer to this request`, body)
+  }
+  const resTime = body.resTime
+  if (success || (resTime !== undefined && resTime !== null)) {
+    const at = typeof resTime === 'string' ? parseGmt8(resTime) : undefined
+    const now = (config.now ?? (() => new Date()))()
+    if (!at) throw new SignatureError(`the answer's resTime ${resTime === undefined ? '(none)' : JSON.stringify(resTime)} is not a time: it cannot be checked for freshness`, body)
+    const drift = Math.round((at.getTime() - now.getTime()) / 1000)
+    if (Math.abs(drift) * 1000 > RES_TIME_WINDOW_MS) {
+      throw new SignatureError(
+        `the answer's resTime ${String(resTime)} is ${Math.abs(drift)} s ${drift < 0 ? 'old' : 'in the future'} (at most ${RES_TIME_WINDOW_MS / 1000} s either way): a replayed answer, or a clock to set right`,
+        body,
+      )
+    }
+  }
+  const data = body.data
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return
+  for (const field of SUBJECT_FIELDS) {
+    const asked = request.body[field]
+    const answered = (data as JsonObject)[field]
+    if (typeof asked !== 'string' || asked === '' || answered === undefined || answered === null || answered === '') continue
+    if (String(answered) !== asked) {
+      throw new SignatureError(`the answer is about ${field} ${String(answered)}, not the ${asked} we asked for`, body)
+    }
+  }
 }
 
 function compareHint(ours: string, theirs: string): string {

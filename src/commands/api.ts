@@ -23,11 +23,12 @@ export default class Api extends BaseCommand {
     data: Flags.string({description: 'request fields as JSON (@file, - for stdin)'}),
     field: Flags.string({char: 'f', description: 'a string field, key=value', multiple: true}),
     'typed-field': Flags.string({char: 'F', description: 'a typed field, key=value (number, true/false, null, or string)', multiple: true}),
+    'raw-path': Flags.boolean({description: 'allow a path outside /unipay/ (still under the profile\'s base address)'}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Api)
-    if (!args.path.startsWith('/')) throw new UsageError(`path must start with /, e.g. /unipay/ping (got ${args.path})`)
+    checkApiPath(args.path, flags['raw-path'])
     const fields: Record<string, unknown> = flags.data ? readJsonData(flags.data) : {}
     for (const pair of flags.field ?? []) {
       const [key, value] = splitPair(pair, '-f')
@@ -41,6 +42,20 @@ export default class Api extends BaseCommand {
     const result = await call(context.client, endpointForPath(args.path), fields, {dryRun: flags['dry-run']})
     await this.emitCall(result, (data) => this.io.out(stringifyJson(data, 2)))
   }
+}
+
+/** The path names an endpoint under the base address, and nothing else: no way up, no query, no other host. */
+function checkApiPath(path: string, raw: boolean): void {
+  if (!path.startsWith('/')) throw new UsageError(`path must start with /, e.g. /unipay/ping (got ${path})`)
+  let decoded = path
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    throw new UsageError(`path ${path}: not a valid URL path (a stray %)`)
+  }
+  if (/[?#\\]/.test(decoded) || decoded.startsWith('//')) throw new UsageError(`path ${path}: give the endpoint path only, without a query, fragment, backslash or host`)
+  if (decoded.split('/').some((segment) => segment === '..' || segment === '.')) throw new UsageError(`path ${path}: "." and ".." segments are refused: they would leave the API`)
+  if (!raw && !path.startsWith('/unipay/')) throw new UsageError(`path ${path} is outside /unipay/: pass --raw-path to send it anyway`)
 }
 
 function splitPair(pair: string, flag: string): [string, string] {

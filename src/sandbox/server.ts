@@ -23,6 +23,8 @@ export interface StartOptions {
   epayMd5KeyForm?: 'direct' | 'param'
   /** The platform clock (tests move it forward). */
   now?: () => Date
+  /** Start-up reports (skipped journal lines); the daemon's stderr goes to sandbox.log. */
+  log?: (line: string) => void
 }
 
 export interface RunningSandbox {
@@ -39,7 +41,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
   const login = ensureKeyPair(join(dir, 'keys'), 'login')
   const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
-  const store = new Store(join(dir, 'journal.jsonl')).open()
+  const store = new Store(join(dir, 'journal.jsonl'), options.log ?? ((line) => process.stderr.write(`sandbox: ${line}\n`))).open()
   let url = ''
   const app = createSandboxApp({
     store,

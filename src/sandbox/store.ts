@@ -1,7 +1,9 @@
 // State on disk as an append-only journal: every accepted change is appended (synchronously)
 // before the answer goes out, so killing the process at any moment loses nothing confirmed.
-// On open the journal is replayed and, when mostly superseded, compacted.
-import {closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync} from 'node:fs'
+// On open the journal is replayed and, when mostly superseded, compacted. A line torn by a kill
+// mid-write was never confirmed: it is skipped, reported, and cut off before the next append, so
+// the next write starts on a line of its own instead of joining the broken one.
+import {closeSync, existsSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync} from 'node:fs'
 
 type Collection = Map<string, unknown>
 
@@ -9,22 +11,37 @@ export class Store {
   private readonly collections = new Map<string, Collection>()
   private fd: number | undefined
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
 
   open(): this {
     let lines = 0
     if (existsSync(this.file)) {
-      for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-        if (!line) continue
-        let entry: {c: string; k: string; v: unknown}
-        try {
-          entry = JSON.parse(line)
-        } catch {
-          continue // a line torn by a kill mid-write was never confirmed
-        }
-        lines++
-        if (entry.v === null) this.collection(entry.c).delete(entry.k)
-        else this.collection(entry.c).set(entry.k, entry.v)
+      const data = readFileSync(this.file)
+      // only complete lines count; bytes after the last newline are a torn write
+      const end = data.lastIndexOf(0x0a) + 1
+      data
+        .subarray(0, end)
+        .toString('utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (!line) return
+          let entry: {c: string; k: string; v: unknown}
+          try {
+            entry = JSON.parse(line)
+          } catch {
+            this.log(`journal ${this.file}: skipped unreadable line ${index + 1} (${line.length} characters)`)
+            return
+          }
+          lines++
+          if (entry.v === null) this.collection(entry.c).delete(entry.k)
+          else this.collection(entry.c).set(entry.k, entry.v)
+        })
+      if (end < data.length) {
+        this.log(`journal ${this.file}: cut off a torn last line (${data.length - end} bytes, never confirmed)`)
+        truncateSync(this.file, end)
       }
     }
     const live = [...this.collections.values()].reduce((sum, c) => sum + c.size, 0)

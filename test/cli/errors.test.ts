@@ -79,7 +79,7 @@ describe('bad input: exit 2, naming the flag, before any network call', () => {
     [['--title', 'x', '--amount', '1', '--auth-code', '994512345678'], '--auth-code: must start with a known barcode prefix'],
     [['--title', 'x', '--amount', '1', '--expired-time', '2025-13-01 00:00:00'], '--expired-time: must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'],
     [['--title', 'x', '--amount', '1', '--method', 'walletQ_qr'], 'Expected --method=walletQ_qr to be one of'],
-    [['--amount', '1'], 'Missing required flag title'],
+    [['--amount', '1'], '--title: is required'],
   ])('pay create %j', async (args, message) => {
     const result = await c.run(['pay', 'create', '--profile', 'counter', ...args])
     expect(result.code).toBe(2)

@@ -1,11 +1,12 @@
 import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
-import {amountInCents, readJsonData, setFields} from '../../cli/input.js'
+import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {openUrl} from '../../cli/open.js'
 import {UsageError} from '../../errors.js'
 import {renderPayBody} from '../../output/paybody.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
+import {endpoints} from '../../protocol/endpoints.js'
 import {GATEWAY_TYPES} from '../../protocol/schemas.js'
 import {gatewayPrePay} from '../../services/gateway.js'
 
@@ -24,7 +25,7 @@ export default class GatewayPrepay extends BaseCommand {
     ...apiFlags,
     type: Flags.string({description: 'gatewayPayType: cashier (the payer picks a method) or aggregate (one QR for every wallet)', options: [...GATEWAY_TYPES]}),
     'biz-order-no': Flags.string({description: 'merchant order number, the idempotency key (generated when omitted)'}),
-    title: Flags.string({description: 'order title shown to the payer (at most 100 characters)', required: true}),
+    title: Flags.string({description: 'order title shown to the payer (at most 100 characters; required, here or in --data)'}),
     amount: Flags.string({description: 'amount in cents (1 to 9999999999)'}),
     yuan: Flags.string({description: 'amount in yuan, e.g. 12.50 (instead of --amount)'}),
     description: Flags.string({description: 'order description (at most 50 characters)'}),
@@ -43,14 +44,13 @@ export default class GatewayPrepay extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(GatewayPrepay)
-    const extra = flags.data ? readJsonData(flags.data) : {}
-    const type = flags.type ?? extra.gatewayPayType
+    const data = readEndpointData(flags.data, endpoints.gatewayPrePay)
+    const type = flags.type ?? data.gatewayPayType
     if (type === undefined) throw new UsageError('invalid input', [{field: 'type', message: 'is required: cashier or aggregate'}])
-    const fields = {
-      ...extra,
-      bizOrderNo: flags['biz-order-no'] ?? extra.bizOrderNo,
+    const fields = withFlags(data, {
+      bizOrderNo: flags['biz-order-no'],
       title: flags.title,
-      amount: amountInCents(flags, extra.amount === undefined) ?? extra.amount,
+      amount: amountInCents(flags, data.amount === undefined),
       description: flags.description,
       currency: flags.currency,
       gatewayPayType: type,
@@ -60,10 +60,10 @@ export default class GatewayPrepay extends BaseCommand {
       extraParam: flags['extra-param'],
       expiredTime: flags['expired-time'],
       storeNo: flags['store-no'],
-      allocation: flags.allocation || extra.allocation,
-    }
+      allocation: flags.allocation,
+    })
     const context = await this.context(flags)
-    const result = await gatewayPrePay(context.client, setFields(fields), {dryRun: flags['dry-run']})
+    const result = await gatewayPrePay(context.client, fields, {dryRun: flags['dry-run']})
     const order = result.response?.body.data as Record<string, unknown> | undefined
     if (order && order.gatewayType !== type) {
       this.notice(`bizOrderNo ${String(order.bizOrderNo)} already exists as a ${String(order.gatewayType)} order: the stored order is returned`)

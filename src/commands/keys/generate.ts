@@ -6,6 +6,15 @@ import {UsageError} from '../../errors.js'
 import {renderRecord} from '../../output/table.js'
 import {generateRsaKeyPair, keyFingerprint, loadPublicKey} from '../../protocol/keys.js'
 
+const WRITE_ERRORS: Record<string, string> = {
+  EEXIST: 'a file, not a folder, is in the way',
+  ENOTDIR: 'a file, not a folder, is in the way',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left',
+}
+
 export default class KeysGenerate extends BaseCommand {
   static summary = 'Generate a merchant RSA key pair (2048-bit; PKCS#8 private key 0600, SPKI public key)'
   static description =
@@ -28,11 +37,18 @@ export default class KeysGenerate extends BaseCommand {
     if (!flags.force && (existsSync(privateKeyFile) || existsSync(publicKeyFile))) {
       throw new UsageError(`${privateKeyFile} or its public key exists; pass --force to overwrite`)
     }
-    mkdirSync(dir, {recursive: true, mode: 0o700})
     const pair = generateRsaKeyPair()
-    writeFileSync(privateKeyFile, pair.privateKeyPem, {mode: 0o600})
-    chmodSync(privateKeyFile, 0o600) // the mode option only applies to a new file (--force)
-    writeFileSync(publicKeyFile, pair.publicKeyPem, {mode: 0o644})
+    try {
+      mkdirSync(dir, {recursive: true, mode: 0o700})
+      writeFileSync(privateKeyFile, pair.privateKeyPem, {mode: 0o600})
+      chmodSync(privateKeyFile, 0o600) // the mode option only applies to a new file (--force)
+      writeFileSync(publicKeyFile, pair.publicKeyPem, {mode: 0o644})
+    } catch (error) {
+      const {code, path} = error as NodeJS.ErrnoException
+      if (!code) throw error
+      const why = WRITE_ERRORS[code] ?? code
+      throw new UsageError(`--out-dir ${dir}: cannot write the key files there: ${why}${path && path !== dir ? ` (${path})` : ''}`)
+    }
     const fingerprint = keyFingerprint(loadPublicKey(pair.publicKeyPem))
     const result = {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem: pair.publicKeyPem}
     await this.emit(result, () => {

@@ -1,10 +1,12 @@
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
-import {amountInCents, readJsonData, setFields} from '../../cli/input.js'
+import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
+import {UsageError} from '../../errors.js'
 import {renderPayBody} from '../../output/paybody.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
+import {endpoints} from '../../protocol/endpoints.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
 import {createPayment} from '../../services/pay.js'
 
@@ -23,7 +25,7 @@ export default class PayCreate extends BaseCommand {
   static flags = {
     ...apiFlags,
     'biz-order-no': Flags.string({description: 'merchant order number, the idempotency key (generated when omitted)'}),
-    title: Flags.string({description: 'order title (at most 100 characters)', required: true}),
+    title: Flags.string({description: 'order title (at most 100 characters; required, here or in --data)'}),
     amount: Flags.string({description: 'amount in cents (1 to 9999999999)'}),
     yuan: Flags.string({description: 'amount in yuan, e.g. 12.50 (instead of --amount)'}),
     description: Flags.string({description: 'order description (at most 50 characters)'}),
@@ -47,12 +49,11 @@ export default class PayCreate extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(PayCreate)
-    const extra = flags.data ? readJsonData(flags.data) : {}
-    const fields = {
-      ...extra,
-      bizOrderNo: flags['biz-order-no'] ?? extra.bizOrderNo,
+    const data = readEndpointData(flags.data, endpoints.pay)
+    const fields = withFlags(data, {
+      bizOrderNo: flags['biz-order-no'],
       title: flags.title,
-      amount: amountInCents(flags, extra.amount === undefined) ?? extra.amount,
+      amount: amountInCents(flags, data.amount === undefined),
       description: flags.description,
       currency: flags.currency,
       method: flags.method,
@@ -67,10 +68,13 @@ export default class PayCreate extends BaseCommand {
       returnUrl: flags['return-url'],
       attach: flags.attach,
       expiredTime: flags['expired-time'],
-      allocation: flags.allocation || extra.allocation,
+      allocation: flags.allocation,
+    })
+    if (Array.isArray(fields.limitPay) && fields.limitPay.some((value) => value === '')) {
+      throw new UsageError('invalid input', [{field: 'limitPay', message: 'an empty value restricts nothing: give a payment type such as no_credit, or leave it out'}])
     }
     const context = await this.context(flags)
-    const result = await createPayment(context.client, setFields(fields), {dryRun: flags['dry-run']})
+    const result = await createPayment(context.client, fields, {dryRun: flags['dry-run']})
     await this.emitCall(result, async (data) => {
       const order = data as Record<string, unknown>
       this.io.out(renderRecord(recordRows(order, ['payBody']), this.io.stdoutTty))

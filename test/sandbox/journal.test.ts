@@ -1,0 +1,66 @@
+import {mkdtempSync, readFileSync, statSync, truncateSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {endpoints} from '../../src/protocol/endpoints.js'
+import {sandboxDir} from '../../src/protocol/local-sandbox.js'
+import {removeDir, testSandbox} from '../helpers/sandbox.js'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'unipay-journal-'))
+afterAll(() => removeDir(dataDir))
+
+const order = (bizOrderNo: string) => ({bizOrderNo, title: 'Coffee', amount: 100})
+
+describe('journal', () => {
+  it('cuts off a torn last line, reports it, and keeps the next write across a restart', async () => {
+    const journal = join(sandboxDir(dataDir), 'journal.jsonl')
+    const first = await testSandbox({log: () => {}}, dataDir)
+    const before = await first.send(endpoints.pay, order('J-before'))
+    expect(before.code).toBe(0)
+    await first.close()
+    // a kill mid-write: the last line loses its end (and its newline)
+    truncateSync(journal, statSync(journal).size - 5)
+
+    const logged: string[] = []
+    const second = await testSandbox({log: (line) => logged.push(line)}, dataDir)
+    expect(logged.join('\n')).toMatch(/torn last line/)
+    const written = await second.send(endpoints.pay, order('J-after'))
+    expect(written.code).toBe(0)
+    await second.close()
+    expect(readFileSync(journal, 'utf8').endsWith('\n')).toBe(true)
+
+    const third = await testSandbox({log: (line) => logged.push(line)}, dataDir)
+    try {
+      const found = await third.send(endpoints.queryPay, {bizOrderNo: 'J-after'})
+      expect(found.code).toBe(0)
+      expect(found.data.orderNo).toBe(written.data.orderNo)
+      // the torn line was the journal's last write: whatever it held was never confirmed, but the
+      // order numbers handed out since must not repeat one handed out after the tear
+      const next = await third.send(endpoints.pay, order('J-next'))
+      expect(next.data.orderNo).not.toBe(written.data.orderNo)
+      expect(logged.filter((line) => /torn/.test(line))).toHaveLength(1)
+    } finally {
+      await third.close()
+    }
+  })
+
+  it('reports each unreadable line it skips', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'unipay-journal-'))
+    try {
+      const first = await testSandbox({log: () => {}}, dir)
+      await first.send(endpoints.pay, order('K-1'))
+      await first.close()
+      const journal = join(sandboxDir(dir), 'journal.jsonl')
+      const lines = readFileSync(journal, 'utf8').split('\n')
+      lines.splice(1, 0, '{"c":"broken', 'not json either')
+      const {writeFileSync} = await import('node:fs')
+      writeFileSync(journal, lines.join('\n'))
+      const logged: string[] = []
+      const second = await testSandbox({log: (line) => logged.push(line)}, dir)
+      await second.close()
+      expect(logged.filter((line) => /skipped unreadable line (2|3) /.test(line))).toHaveLength(2)
+    } finally {
+      removeDir(dir)
+    }
+  })
+})
