@@ -5,7 +5,7 @@ import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSy
 import {get as httpGet} from 'node:http'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {sandboxDir, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
+import {CONTROL_SECRET_HEADER, sandboxDir, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {PlatformError, TransportError} from '../errors.js'
 
 const DAEMON = fileURLToPath(new URL('../sandbox/main.js', import.meta.url))
@@ -151,7 +151,7 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
   try {
     response = await fetch(`${runtime.url}/_sandbox/${path}`, {
       method,
-      headers: {'content-type': 'application/json'},
+      headers: {'content-type': 'application/json', [CONTROL_SECRET_HEADER]: runtime.controlSecret},
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch (error) {

@@ -7,6 +7,8 @@ export interface SandboxRuntime {
   url: string
   startedAt: string
   dataDir: string
+  /** Sent in CONTROL_SECRET_HEADER on every control call; new at each start, kept only in this 0600 file. */
+  controlSecret: string
   platformPublicKeyPem: string
   /** md5KeyFile: the file holding the compatibility module's V1 MD5 key (the key itself is never published). */
   merchant: {mchNo: string; appId: string; privateKeyFile: string; publicKeyPem: string; md5KeyFile?: string}
@@ -18,3 +20,6 @@ export const sandboxRuntimeFile = (dataDir: string) => join(sandboxDir(dataDir),
 /** Faults the sandbox can inject into /unipay/* calls (see `sandbox faults add`). */
 export const SANDBOX_FAULTS = ['latency', 'http-500', 'not-json', 'reset', 'timeout', 'unsigned-success', 'bad-signature'] as const
 export type SandboxFault = (typeof SANDBOX_FAULTS)[number]
+
+/** The header carrying the per-start control secret on every `/_sandbox/*` call. */
+export const CONTROL_SECRET_HEADER = 'x-unipay-sandbox-secret'

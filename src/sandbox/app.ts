@@ -24,9 +24,11 @@ import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.j
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
 import {FAULTS, Faults, spoilAnswer, type FaultRule} from './faults.js'
+import {escapeHtml} from './html.js'
 import {TRANSFER_PAGE_HEADERS, transferConfirmPage} from './transfer-page.js'
 import {TransferService, transferCreateResult, transferOrderResult} from './transfer.js'
 import type {Store} from './store.js'
+import {STATE_CHANGING_PAGES, controlRefusal, ownHosts, pagePostRefusal} from './guard.js'
 
 export interface Merchant {
   mchNo: string
@@ -46,6 +48,8 @@ export interface SandboxOptions {
   /** Replay and reqTime checks (on by default, as on the platform). */
   replayChecks?: boolean
   publicUrl: () => string
+  /** Required in every control call (see guard.ts). */
+  controlSecret: string
   /** MD5 keys of the compatibility module's V1, by merchant number. */
   epayMd5Keys?: Record<string, EpaySecret>
 }
@@ -354,6 +358,11 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
       }
       const rawText = await readBody(req)
+      const hosts = ownHosts(options.publicUrl())
+      if (req.method === 'POST' && STATE_CHANGING_PAGES.test(url.pathname)) {
+        const refusal = pagePostRefusal(req.headers, hosts)
+        if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
+      }
       const page = await pages.handle(req.method ?? 'GET', url, rawText, req.headers['user-agent'] ?? '')
       if (page) {
         res.writeHead(page.status, page.headers)
@@ -385,6 +394,8 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(answer.status, JSON.stringify(answer.body))
       }
       if (url.pathname.startsWith('/_sandbox/')) {
+        const refusal = controlRefusal(req.method ?? 'GET', req.headers, options.controlSecret, hosts, rawText !== '')
+        if (refusal) return send(403, JSON.stringify({error: refusal}))
         const answer = control(req.method ?? 'GET', url.pathname, rawText, url.searchParams)
         return send(answer.status, JSON.stringify(answer.body))
       }

@@ -1,5 +1,6 @@
 // Listening: the data folder (keys, journal), the default merchant, and an HTTP server on the
 // given port (0 picks a free one, as tests do).
+import {randomBytes} from 'node:crypto'
 import {mkdirSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
@@ -21,6 +22,8 @@ export interface StartOptions {
   tokenTtlSeconds?: number
   /** Where the default merchant's V1 MD5 key goes in the string: directly (default) or as `&key=`. */
   epayMd5KeyForm?: 'direct' | 'param'
+  /** The control secret; a new random one by default. */
+  controlSecret?: string
 }
 
 export interface RunningSandbox {
@@ -39,6 +42,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
   const store = new Store(join(dir, 'journal.jsonl')).open()
   let url = ''
+  const controlSecret = options.controlSecret ?? randomBytes(32).toString('base64url')
   const app = createSandboxApp({
     store,
     platformPrivateKeyPem: platform.privateKeyPem,
@@ -47,6 +51,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     timeScale: options.timeScale,
     replayChecks: options.replayChecks,
     publicUrl: () => url,
+    controlSecret,
     epayMd5Keys: {[DEFAULT_MERCHANT.mchNo]: {md5Key: md5.md5Key, md5KeyForm: options.epayMd5KeyForm}},
   })
   if (!store.get<Merchant>('merchants', DEFAULT_MERCHANT.mchNo)) {
@@ -71,6 +76,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     url,
     startedAt: new Date().toISOString(),
     dataDir: options.dataDir,
+    controlSecret,
     platformPublicKeyPem: platform.publicKeyPem,
     merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem, md5KeyFile: md5.file},
   }

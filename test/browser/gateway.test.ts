@@ -9,7 +9,7 @@ import {readEnvelope} from '../../src/protocol/envelope.js'
 import {loadPublicKey} from '../../src/protocol/keys.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
-import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, runtimeIn, waitFor, type Receiver} from '../helpers/sandbox.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url))
@@ -145,7 +145,7 @@ describe('the cashier page', () => {
 
   it('shows a closed order, and a 404 page for an unknown one', async () => {
     const order = await prepay(['--type', 'cashier', '--title', 'Closed', '--amount', '1', '--return-url', 'https://shop.example.com/back'])
-    await fetch(`${sandboxUrl}/_sandbox/gateway/close`, {method: 'POST', body: JSON.stringify({order: order.orderNo})})
+    await fetch(`${sandboxUrl}/_sandbox/gateway/close`, {method: 'POST', headers: controlHeaders(runtimeIn(c.env.XDG_DATA_HOME!)), body: JSON.stringify({order: order.orderNo})})
     const page = await phone()
     await page.goto(order.h5Url)
     expect(await state(page)).toBe('closed')

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
-import {waitFor} from '../helpers/sandbox.js'
+import {controlHeaders, runtimeIn, waitFor} from '../helpers/sandbox.js'
 
 let c: Cli
 let sandboxUrl = ''
@@ -22,7 +22,7 @@ interface SandboxTransfer {
   submissions: number
   amount: number
 }
-const sandboxTransfers = async (): Promise<SandboxTransfer[]> => (await fetch(`${sandboxUrl}/_sandbox/transfers`)).json() as Promise<SandboxTransfer[]>
+const sandboxTransfers = async (): Promise<SandboxTransfer[]> => (await fetch(`${sandboxUrl}/_sandbox/transfers`, {headers: controlHeaders(runtimeIn(c.env.XDG_DATA_HOME!))})).json() as Promise<SandboxTransfer[]>
 const balance = async (): Promise<number> => ((await c.json(['sandbox', 'balance'])).body.data as {balance: number}).balance
 
 function payoutFile(name: string, rows: number, prefix: string): {file: string; cents: number} {
