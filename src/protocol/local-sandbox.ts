@@ -16,6 +16,8 @@ export interface SandboxRuntime {
 
 export const sandboxDir = (dataDir: string) => join(dataDir, 'sandbox')
 export const sandboxRuntimeFile = (dataDir: string) => join(sandboxDir(dataDir), 'runtime.json')
+/** The last port the sandbox listened on: the next start takes it again, so printed links keep working. */
+export const sandboxPortFile = (dataDir: string) => join(sandboxDir(dataDir), 'port')
 
 /** Faults the sandbox can inject into /unipay/* calls (see `sandbox faults add`). */
 export const SANDBOX_FAULTS = ['latency', 'http-500', 'not-json', 'reset', 'timeout', 'unsigned-success', 'bad-signature'] as const

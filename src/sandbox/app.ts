@@ -28,6 +28,8 @@ import {escapeHtml} from './html.js'
 import {TRANSFER_PAGE_HEADERS, transferConfirmPage} from './transfer-page.js'
 import {TransferService, transferCreateResult, transferOrderResult} from './transfer.js'
 import type {Store} from './store.js'
+import {RequestLog, type RequestLogEntry, type RequestNote} from './request-log.js'
+import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
 import {STATE_CHANGING_PAGES, controlRefusal, ownHosts, pagePostRefusal} from './guard.js'
 
 export interface Merchant {
@@ -50,6 +52,8 @@ export interface SandboxOptions {
   publicUrl: () => string
   /** Required in every control call (see guard.ts). */
   controlSecret: string
+  /** Called with each request once answered (the foreground mode prints them). */
+  onRequest?: (entry: RequestLogEntry) => void
   /** MD5 keys of the compatibility module's V1, by merchant number. */
   epayMd5Keys?: Record<string, EpaySecret>
 }
@@ -88,6 +92,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const pages = createPages({gateway, auth: authSessions, now})
   const replay = new ReplayGuard(now)
   const faults = new Faults()
+  const requestLog = new RequestLog(options.onRequest)
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
   async function strike(rule: FaultRule, path: string, rawText: string, res: ServerResponse, send: (status: number, body: string, type?: string) => void): Promise<void> {
@@ -210,7 +215,7 @@ export function createSandboxApp(options: SandboxOptions) {
     return JSON.stringify(body)
   }
 
-  function call(path: string, rawText: string): string {
+  function call(path: string, rawText: string, note?: RequestNote): string {
     const route = routes.get(path)!
     let reqId = ''
     try {
@@ -229,7 +234,9 @@ export function createSandboxApp(options: SandboxOptions) {
       const appId = typeof raw.appId === 'string' && raw.appId !== '' ? raw.appId : merchant.defaultAppId
       if (!merchant.appIds.includes(appId)) fail(20023, `app ${appId} is not configured for merchant ${merchant.mchNo}`)
       const serverString = signedString(route.endpoint, raw)
+      if (note) note.merchant = merchant.mchNo
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
+        if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant))
         fail(20052, `signature verification failed; server string to sign: ${serverString}`)
       }
       if (options.replayChecks !== false) {
@@ -319,6 +326,10 @@ export function createSandboxApp(options: SandboxOptions) {
     if (method === 'GET' && path === '/_sandbox/transfers') {
       return {status: 200, body: transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))}
     }
+    if (method === 'GET' && path === '/_sandbox/requests') {
+      const after = Number(query.get('after') ?? 0)
+      return {status: 200, body: requestLog.since(Number.isSafeInteger(after) ? after : 0, Number(query.get('limit') ?? 500) || 500)}
+    }
     if (method === 'GET' && path === '/_sandbox/notifications') {
       return {status: 200, body: store.values('notifications')}
     }
@@ -353,11 +364,14 @@ export function createSandboxApp(options: SandboxOptions) {
       res.writeHead(status, {'content-type': type, 'content-length': Buffer.byteLength(body)})
       res.end(body)
     }
+    // reading the log is not itself logged: `sandbox logs --follow` polls it
+    const note: RequestNote = url.pathname === '/_sandbox/requests' ? {} : requestLog.watch(req, res, url)
     try {
       if (req.method === 'GET' && url.pathname === '/unipay/callback/ping') {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
       }
       const rawText = await readBody(req)
+      note.body = rawText
       const hosts = ownHosts(options.publicUrl())
       if (req.method === 'POST' && STATE_CHANGING_PAGES.test(url.pathname)) {
         const refusal = pagePostRefusal(req.headers, hosts)
@@ -408,7 +422,7 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(404, JSON.stringify({code: 10404, message: `no route ${req.method} ${url.pathname}`, data: null}))
       }
       const fault = faults.take(url.pathname)
-      if (!fault) return send(200, call(url.pathname, rawText))
+      if (!fault) return send(200, call(url.pathname, rawText, note))
       await strike(fault, url.pathname, rawText, res, send)
     } catch (error) {
       if (error instanceof PlatformFailure) {

@@ -6,7 +6,7 @@ import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
-import {createSandboxApp, type Merchant, type SandboxApp} from './app.js'
+import {createSandboxApp, type Merchant, type SandboxApp, type SandboxOptions} from './app.js'
 import {ensureKeyPair} from './keys.js'
 import {ensureMd5Key} from './epay.js'
 import {Store} from './store.js'
@@ -22,6 +22,10 @@ export interface StartOptions {
   tokenTtlSeconds?: number
   /** Where the default merchant's V1 MD5 key goes in the string: directly (default) or as `&key=`. */
   epayMd5KeyForm?: 'direct' | 'param'
+  /** When the port is taken, take a free one instead of failing (for a remembered, not a requested, port). */
+  portFallback?: boolean
+  /** Called with each request once answered. */
+  onRequest?: SandboxOptions['onRequest']
   /** The control secret; a new random one by default. */
   controlSecret?: string
 }
@@ -52,6 +56,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     replayChecks: options.replayChecks,
     publicUrl: () => url,
     controlSecret,
+    onRequest: options.onRequest,
     epayMd5Keys: {[DEFAULT_MERCHANT.mchNo]: {md5Key: md5.md5Key, md5KeyForm: options.epayMd5KeyForm}},
   })
   if (!store.get<Merchant>('merchants', DEFAULT_MERCHANT.mchNo)) {
@@ -64,10 +69,20 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   }
   const server: Server = createServer((req, res) => void app.handle(req, res))
   server.keepAliveTimeout = 5000
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
-  })
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  try {
+    await listen(options.port ?? 0)
+  } catch (error) {
+    if (!options.portFallback || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error
+    await listen(0)
+  }
   const address = server.address() as AddressInfo
   url = `http://${address.address}:${address.port}`
   app.start()
