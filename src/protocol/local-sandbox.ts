@@ -25,3 +25,12 @@ export type SandboxFault = (typeof SANDBOX_FAULTS)[number]
 
 /** The header carrying the per-start control secret on every `/_sandbox/*` call. */
 export const CONTROL_SECRET_HEADER = 'x-unipay-sandbox-secret'
+
+/** What `sandbox trigger` can drive an object to: each /unipay callback event. */
+export const TRIGGER_EVENTS = [
+  'pay.success', 'pay.fail', 'pay.close',
+  'refund.success', 'refund.fail', 'refund.close',
+  'alloc.success', 'alloc.partial', 'alloc.fail',
+  'transfer.success', 'transfer.fail', 'transfer.close',
+] as const
+export type TriggerEvent = (typeof TRIGGER_EVENTS)[number]

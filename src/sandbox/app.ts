@@ -30,6 +30,8 @@ import {TransferService, transferCreateResult, transferOrderResult} from './tran
 import type {Store} from './store.js'
 import {RequestLog, type RequestLogEntry, type RequestNote} from './request-log.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
+import {trigger} from './trigger.js'
+import {TRIGGER_EVENTS, type TriggerEvent} from '../protocol/local-sandbox.js'
 import {STATE_CHANGING_PAGES, controlRefusal, ownHosts, pagePostRefusal} from './guard.js'
 
 export interface Merchant {
@@ -325,6 +327,15 @@ export function createSandboxApp(options: SandboxOptions) {
     }
     if (method === 'GET' && path === '/_sandbox/transfers') {
       return {status: 200, body: transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))}
+    }
+    if (method === 'POST' && path === '/_sandbox/trigger') {
+      const input = JSON.parse(rawText || '{}') as {event?: string; notifyUrl?: string; mchNo?: string}
+      if (!(TRIGGER_EVENTS as readonly string[]).includes(input.event ?? '')) return {status: 400, body: {code: 10506, message: `event: one of ${TRIGGER_EVENTS.join(', ')}`}}
+      if (!/^https?:\/\/\S+$/.test(input.notifyUrl ?? '')) return {status: 400, body: {code: 10506, message: 'notifyUrl: an http(s) address'}}
+      const merchant = store.get<Merchant>('merchants', input.mchNo ?? '')
+      if (!merchant) return {status: 400, body: {code: 20023, message: `no merchant ${input.mchNo ?? ''}`}}
+      const objects = trigger({store, pay, refunds, allocs, transfers}, {event: input.event as TriggerEvent, notifyUrl: input.notifyUrl!, mchNo: merchant.mchNo, appId: merchant.defaultAppId})
+      return {status: 200, body: {event: input.event, ...objects}}
     }
     if (method === 'GET' && path === '/_sandbox/requests') {
       const after = Number(query.get('after') ?? 0)

@@ -12,6 +12,7 @@ import {loadPrivateKey} from '../../src/protocol/keys.js'
 import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
+import {startListen} from '../helpers/listen.js'
 import {waitFor} from '../helpers/sandbox.js'
 
 let c: Cli
@@ -69,7 +70,7 @@ describe('sandbox logs', () => {
     }
     const clientString = `${canonicalString(body)}&attach=`.split('&').sort().join('&')
     body.sign = signString(clientString, loadPrivateKey(readFileSync(creds.merchantPrivateKeyFile, 'utf8')))
-    const answer = await (await fetch(`${creds.baseUrl}/unipay/pay`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})).json()
+    const answer: any = await (await fetch(`${creds.baseUrl}/unipay/pay`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})).json()
     expect(answer.code).toBe(20052)
 
     const {code, body: logs} = await c.json(['sandbox', 'logs', '--failed'])
@@ -101,8 +102,8 @@ describe('sandbox start --foreground', () => {
     child.stderr.on('data', (d) => (out += d))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     try {
-      const port = (await waitFor(() => /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(out), 20_000))[1]
-      const secret = (await waitFor(() => /control secret \(header x-unipay-sandbox-secret\): (\S+)/.exec(out)))[1]
+      const port = (await waitFor(() => /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(out) ?? undefined, 20_000))[1]
+      const secret = (await waitFor(() => /control secret \(header x-unipay-sandbox-secret\): (\S+)/.exec(out) ?? undefined))[1]
       const runtime = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'runtime.json'), 'utf8'))
       expect(secret).toBe(runtime.controlSecret)
       expect((await fetch(`http://127.0.0.1:${port}/_sandbox/notifications`)).status).toBe(403)
@@ -119,3 +120,30 @@ describe('sandbox start --foreground', () => {
     }
   }, 40_000)
 })
+
+describe('sandbox trigger and listen --events', () => {
+  it('drives a refund to refund.fail; listen shows and acknowledges only the events asked for', async () => {
+    const listen = await startListen(c, ['--port', '0', '--events', 'refund.*', '--json'])
+    try {
+      const {code, body} = await c.json(['sandbox', 'trigger', 'refund.fail', '--notify-url', listen.url])
+      expect(code).toBe(0)
+      expect(body.data.refundNo).toBeTruthy()
+      const shown = await waitFor(() => listen.lines.map((l) => JSON.parse(l)).find((a) => a.event === 'refund.fail'))
+      expect(shown.verified).toBe(true)
+      // the order's pay.success went to the same address: acknowledged, not shown
+      const callbacks = (await c.json(['sandbox', 'callbacks', 'list'])).body.data as any[]
+      const paySuccess = callbacks.find((n) => n.event === 'pay.success' && n.url === listen.url)
+      await waitFor(async () => ((await c.json(['sandbox', 'callbacks', 'list'])).body.data as any[]).find((n) => n.id === paySuccess.id && n.state === 'delivered'))
+      expect(listen.lines.map((l) => JSON.parse(l)).every((a) => a.event !== 'pay.success')).toBe(true)
+    } finally {
+      await listen.stop('SIGINT')
+    }
+  }, 60_000)
+
+  it('refuses an unknown event with the list of events (exit 2)', async () => {
+    const {code, stderr} = await c.run(['sandbox', 'trigger', 'pay.maybe', '--notify-url', 'http://127.0.0.1:9/notify'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('pay.success, pay.fail')
+  })
+})
+
