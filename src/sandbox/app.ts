@@ -32,7 +32,8 @@ import {RequestLog, type RequestLogEntry, type RequestNote} from './request-log.
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
 import {trigger} from './trigger.js'
 import {TRIGGER_EVENTS, type TriggerEvent} from '../protocol/local-sandbox.js'
-import {STATE_CHANGING_PAGES, controlRefusal, ownHosts, pagePostRefusal} from './guard.js'
+import {STATE_CHANGING_PAGES, controlRefusal, hostRefusal, ownHosts, pagePostRefusal} from './guard.js'
+import {DASHBOARD_PATH, createDashboard} from './dashboard.js'
 
 export interface Merchant {
   mchNo: string
@@ -95,6 +96,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const replay = new ReplayGuard(now)
   const faults = new Faults()
   const requestLog = new RequestLog(options.onRequest)
+  const dashboard = createDashboard({store, pay, refunds, transfers, notifier})
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
   async function strike(rule: FaultRule, path: string, rawText: string, res: ServerResponse, send: (status: number, body: string, type?: string) => void): Promise<void> {
@@ -375,8 +377,9 @@ export function createSandboxApp(options: SandboxOptions) {
       res.writeHead(status, {'content-type': type, 'content-length': Buffer.byteLength(body)})
       res.end(body)
     }
-    // reading the log is not itself logged: `sandbox logs --follow` polls it
-    const note: RequestNote = url.pathname === '/_sandbox/requests' ? {} : requestLog.watch(req, res, url)
+    // reading the log, and the dashboard's live refresh, are not logged: both poll
+    const polling = url.pathname === '/_sandbox/requests' || (req.method === 'GET' && url.pathname === DASHBOARD_PATH)
+    const note: RequestNote = polling ? {} : requestLog.watch(req, res, url)
     try {
       if (req.method === 'GET' && url.pathname === '/unipay/callback/ping') {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
@@ -387,6 +390,14 @@ export function createSandboxApp(options: SandboxOptions) {
       if (req.method === 'POST' && STATE_CHANGING_PAGES.test(url.pathname)) {
         const refusal = pagePostRefusal(req.headers, hosts)
         if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
+      }
+      if (url.pathname === DASHBOARD_PATH) {
+        // reading it from a rebound name would show the orders to another site
+        const refusal = hostRefusal(req.headers, hosts)
+        if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
+        const page = dashboard.handle(req.method ?? 'GET', rawText)
+        res.writeHead(page.status, page.headers)
+        return void res.end(page.body)
       }
       const page = await pages.handle(req.method ?? 'GET', url, rawText, req.headers['user-agent'] ?? '')
       if (page) {

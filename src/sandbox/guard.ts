@@ -25,7 +25,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value
 }
 
-function hostRefusal(headers: IncomingHttpHeaders, hosts: Set<string> | undefined): string | undefined {
+export function hostRefusal(headers: IncomingHttpHeaders, hosts: Set<string> | undefined): string | undefined {
   const host = (header(headers, 'host') ?? '').toLowerCase()
   if (hosts && !hosts.has(host)) return `Host ${host || '(none)'} is not this sandbox's address`
   return undefined
