@@ -20,7 +20,7 @@ export interface RequestLogEntry {
 
 /** One line per request (plus the signature diagnosis), as the foreground mode and `sandbox logs` print it. */
 export function formatRequestLine(entry: RequestLogEntry): string {
-  const outcome = entry.code === undefined ? `HTTP ${entry.status}` : `${entry.code} ${entry.message ?? ''}`.trim()
+  const outcome = `${entry.code ?? `HTTP ${entry.status}`} ${entry.message ?? ''}`.trim()
   const head = `${entry.time}  ${entry.method} ${entry.path}  ${entry.merchant ?? '-'}  ${entry.status === 0 ? 'cut' : entry.status}  ${outcome}  ${entry.durationMs} ms`
   if (!entry.signature) return head
   return [
