@@ -7,8 +7,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {checkEasyPayCallback, parseEasyPayInput} from '../../src/protocol/callback.js'
 import {canonicalString} from '../../src/protocol/canonical.js'
-import {loadPrivateKey} from '../../src/protocol/keys.js'
+import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
@@ -139,6 +140,21 @@ describe('sandbox trigger and listen --events', () => {
       await listen.stop('SIGINT')
     }
   }, 60_000)
+
+  it('sends the epay V1 (MD5) and V2 (RSA) paid notifications, each verifying with its key', async () => {
+    const creds = (await c.json(['sandbox', 'credentials'])).body.data
+    const keys = {md5Key: readFileSync(creds.epayV1Md5KeyFile, 'utf8').trim(), platformKey: loadPublicKey(creds.platformPublicKeyPem)}
+    for (const [event, signType] of [['epay.v1', 'MD5'], ['epay.v2', 'RSA']]) {
+      const notifyUrl = `http://127.0.0.1:9/${event}`
+      const {code, body} = await c.json(['sandbox', 'trigger', event, '--notify-url', notifyUrl])
+      expect(code).toBe(0)
+      const callbacks = (await c.json(['sandbox', 'callbacks', 'list'])).body.data as any[]
+      const sent = callbacks.find((n) => n.url.includes(`trade_no=${body.data.tradeNo}&`))
+      const params = parseEasyPayInput(sent.url)
+      expect(params).toMatchObject({trade_status: 'TRADE_SUCCESS', sign_type: signType, out_trade_no: body.data.outTradeNo})
+      expect(checkEasyPayCallback(params, keys).verified).toBe(true)
+    }
+  })
 
   it('refuses an unknown event with the list of events (exit 2)', async () => {
     const {code, stderr} = await c.run(['sandbox', 'trigger', 'pay.maybe', '--notify-url', 'http://127.0.0.1:9/notify'])
