@@ -20,6 +20,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
   static flags = {
     port: Flags.integer({description: 'port on 127.0.0.1 (0: a free one)', min: 0, max: 65535, default: DEFAULT_LISTEN_PORT}),
     'forward-to': Flags.string({description: 'your app\'s callback URL: verified callbacks are relayed to it and answered with its answer'}),
+    events: Flags.string({description: 'only these events, comma-separated, * as a wildcard (pay.success,refund.*); others are acknowledged but neither shown nor forwarded'}),
     'print-body': Flags.boolean({description: 'show the raw body (the query string for easy_pay) of each callback'}),
     profile: profileFlags.profile,
     'platform-public-key': profileFlags['platform-public-key'],
@@ -43,6 +44,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
         platformKey,
         md5Key,
         forwardTo,
+        events: flags.events?.split(',').map((e) => e.trim()).filter(Boolean),
         onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
       })
     } catch (error) {

@@ -5,8 +5,8 @@ import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSy
 import {get as httpGet} from 'node:http'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {sandboxDir, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
-import {PlatformError, TransportError} from '../errors.js'
+import {CONTROL_SECRET_HEADER, sandboxDir, sandboxPortFile, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
+import {PlatformError, TransportError, UsageError} from '../errors.js'
 
 const DAEMON = fileURLToPath(new URL('../sandbox/main.js', import.meta.url))
 const START_TIMEOUT_MS = 20_000
@@ -87,7 +87,10 @@ export async function ensureSandbox(
     if (again && (await responds(again.url))) return {runtime: again, started: false}
     rmSync(sandboxRuntimeFile(dataDir), {force: true})
     const log = openSync(join(dir, 'sandbox.log'), 'a', 0o600)
-    const args = [DAEMON, '--data-dir', dataDir, '--port', String(settings.port ?? 0), '--time-scale', String(settings.timeScale ?? 1)]
+    // an explicit --port is required; else the last port is taken again when free
+    const remembered = rememberedPort(dataDir)
+    const portArgs = settings.port !== undefined ? ['--port', String(settings.port)] : remembered ? ['--preferred-port', String(remembered)] : []
+    const args = [DAEMON, '--data-dir', dataDir, ...portArgs, '--time-scale', String(settings.timeScale ?? 1)]
     if (settings.tokenTtlSeconds) args.push('--token-ttl', String(settings.tokenTtlSeconds))
     const child = spawn(process.execPath, args, {detached: true, stdio: ['ignore', log, log]})
     closeSync(log)
@@ -95,13 +98,64 @@ export async function ensureSandbox(
     notice(`starting the local sandbox in the background (pid ${child.pid}, log ${join(dir, 'sandbox.log')})`)
     while (Date.now() < deadline) {
       const runtime = readRuntime(dataDir)
-      if (runtime && runtime.pid === child.pid) return {runtime, started: true}
+      if (runtime && runtime.pid === child.pid) {
+        const port = Number(new URL(runtime.url).port)
+        if (remembered && settings.port === undefined && port !== remembered) {
+          notice(`port ${remembered} is taken: the sandbox now listens on ${port}, so links printed earlier no longer work (\`sandbox start --port\` fixes a port)`)
+        }
+        return {runtime, started: true}
+      }
       if (child.exitCode !== null) break
       await sleep(30)
     }
     throw new TransportError(`the local sandbox did not start; see ${join(dir, 'sandbox.log')}`)
   } finally {
     rmSync(lock, {force: true})
+  }
+}
+
+/** The port the sandbox last listened on, if any. */
+export function rememberedPort(dataDir: string): number | undefined {
+  try {
+    const port = Number(readFileSync(sandboxPortFile(dataDir), 'utf8').trim())
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export interface ForegroundSettings extends StartSettings {
+  host?: string
+}
+
+/**
+ * Runs the sandbox in this terminal (a container, a CI job): its output on ours, SIGTERM and
+ * SIGINT passed on so it stops cleanly. Resolves with its exit code.
+ */
+export async function runForeground(dataDir: string, settings: ForegroundSettings): Promise<number> {
+  const running = readRuntime(dataDir)
+  if (running && (await responds(running.url))) {
+    throw new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
+  }
+  mkdirSync(sandboxDir(dataDir), {recursive: true, mode: 0o700})
+  const remembered = rememberedPort(dataDir)
+  const portArgs = settings.port !== undefined ? ['--port', String(settings.port)] : remembered ? ['--preferred-port', String(remembered)] : []
+  const args = [DAEMON, '--data-dir', dataDir, '--host', settings.host ?? '127.0.0.1', ...portArgs, '--time-scale', String(settings.timeScale ?? 1), '--log-requests']
+  if (settings.tokenTtlSeconds) args.push('--token-ttl', String(settings.tokenTtlSeconds))
+  const child = spawn(process.execPath, args, {stdio: ['ignore', 'inherit', 'inherit']})
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
+  const onTerm = forward('SIGTERM')
+  const onInt = forward('SIGINT')
+  process.on('SIGTERM', onTerm)
+  process.on('SIGINT', onInt)
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      child.once('error', reject)
+      child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 15 : 1)))
+    })
+  } finally {
+    process.off('SIGTERM', onTerm)
+    process.off('SIGINT', onInt)
   }
 }
 
@@ -151,7 +205,7 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
   try {
     response = await fetch(`${runtime.url}/_sandbox/${path}`, {
       method,
-      headers: {'content-type': 'application/json'},
+      headers: {'content-type': 'application/json', [CONTROL_SECRET_HEADER]: runtime.controlSecret},
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch (error) {

@@ -15,7 +15,7 @@ export interface Diagnosis {
   expectedString: string
 }
 
-interface Variant {
+export interface Variant {
   explanation: string
   text: string
 }
@@ -67,7 +67,7 @@ function standardScalar(leaf: Leaf): string | undefined {
   return typeof value === 'string' ? value : String(value)
 }
 
-function variants(body: JsonObject): Variant[] {
+export function variants(body: JsonObject): Variant[] {
   const all = bodyLeaves(body)
   const out: Variant[] = []
   const standardPairs = canonicalPairs(body)

@@ -7,6 +7,8 @@ export interface SandboxRuntime {
   url: string
   startedAt: string
   dataDir: string
+  /** Sent in CONTROL_SECRET_HEADER on every control call; new at each start, kept only in this 0600 file. */
+  controlSecret: string
   platformPublicKeyPem: string
   /** md5KeyFile: the file holding the compatibility module's V1 MD5 key (the key itself is never published). */
   merchant: {mchNo: string; appId: string; privateKeyFile: string; publicKeyPem: string; md5KeyFile?: string}
@@ -14,7 +16,21 @@ export interface SandboxRuntime {
 
 export const sandboxDir = (dataDir: string) => join(dataDir, 'sandbox')
 export const sandboxRuntimeFile = (dataDir: string) => join(sandboxDir(dataDir), 'runtime.json')
+/** The last port the sandbox listened on: the next start takes it again, so printed links keep working. */
+export const sandboxPortFile = (dataDir: string) => join(sandboxDir(dataDir), 'port')
 
 /** Faults the sandbox can inject into /unipay/* calls (see `sandbox faults add`). */
 export const SANDBOX_FAULTS = ['latency', 'http-500', 'not-json', 'reset', 'timeout', 'unsigned-success', 'bad-signature'] as const
 export type SandboxFault = (typeof SANDBOX_FAULTS)[number]
+
+/** The header carrying the per-start control secret on every `/_sandbox/*` call. */
+export const CONTROL_SECRET_HEADER = 'x-unipay-sandbox-secret'
+
+/** What `sandbox trigger` can drive an object to: each /unipay callback event. */
+export const TRIGGER_EVENTS = [
+  'pay.success', 'pay.fail', 'pay.close',
+  'refund.success', 'refund.fail', 'refund.close',
+  'alloc.success', 'alloc.partial', 'alloc.fail',
+  'transfer.success', 'transfer.fail', 'transfer.close',
+] as const
+export type TriggerEvent = (typeof TRIGGER_EVENTS)[number]

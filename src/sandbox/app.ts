@@ -24,9 +24,16 @@ import {DEFAULT_TOKEN_TTL_SECONDS, HttpFailure, Management} from './management.j
 import {RefundService, refundOrderResult, refundRecord, refundResult} from './refund.js'
 import {ReplayGuard} from './replay.js'
 import {FAULTS, Faults, spoilAnswer, type FaultRule} from './faults.js'
+import {escapeHtml} from './html.js'
 import {TRANSFER_PAGE_HEADERS, transferConfirmPage} from './transfer-page.js'
 import {TransferService, transferCreateResult, transferOrderResult} from './transfer.js'
 import type {Store} from './store.js'
+import {RequestLog, type RequestLogEntry, type RequestNote} from './request-log.js'
+import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
+import {trigger} from './trigger.js'
+import {TRIGGER_EVENTS, type TriggerEvent} from '../protocol/local-sandbox.js'
+import {STATE_CHANGING_PAGES, controlRefusal, hostRefusal, ownHosts, pagePostRefusal} from './guard.js'
+import {DASHBOARD_PATH, createDashboard} from './dashboard.js'
 
 export interface Merchant {
   mchNo: string
@@ -48,6 +55,10 @@ export interface SandboxOptions {
   /** Replay and reqTime checks (on by default, as on the platform). */
   replayChecks?: boolean
   publicUrl: () => string
+  /** Required in every control call (see guard.ts). */
+  controlSecret: string
+  /** Called with each request once answered (the foreground mode prints them). */
+  onRequest?: (entry: RequestLogEntry) => void
   /** MD5 keys of the compatibility module's V1, by merchant number. */
   epayMd5Keys?: Record<string, EpaySecret>
 }
@@ -93,6 +104,8 @@ export function createSandboxApp(options: SandboxOptions) {
   const pages = createPages({gateway, pay, auth: authSessions, now, publicUrl: options.publicUrl})
   const replay = new ReplayGuard(realNow, store)
   const faults = new Faults()
+  const requestLog = new RequestLog(options.onRequest)
+  const dashboard = createDashboard({store, pay, refunds, transfers, notifier})
 
   /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
   async function strike(rule: FaultRule, path: string, rawText: string, res: ServerResponse, send: (status: number, body: string, type?: string) => void): Promise<void> {
@@ -246,7 +259,7 @@ export function createSandboxApp(options: SandboxOptions) {
     return JSON.stringify(body)
   }
 
-  function call(path: string, rawText: string): string {
+  function call(path: string, rawText: string, note?: RequestNote): string {
     const route = routes.get(path)!
     let reqId = ''
     try {
@@ -266,7 +279,9 @@ export function createSandboxApp(options: SandboxOptions) {
       if (!merchant.appIds.includes(appId)) fail(20023, `app ${appId} is not configured for merchant ${merchant.mchNo}`)
       // over every field received, exactly as sent: the same rule as `unipay verify --request`
       const serverString = canonicalString(raw)
+      if (note) note.merchant = merchant.mchNo
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
+        if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant))
         fail(20052, `signature verification failed; server string to sign: ${serverString}`)
       }
       if (options.replayChecks !== false) {
@@ -394,6 +409,19 @@ export function createSandboxApp(options: SandboxOptions) {
     if (method === 'GET' && path === '/_sandbox/transfers') {
       return {status: 200, body: transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))}
     }
+    if (method === 'POST' && path === '/_sandbox/trigger') {
+      const input = JSON.parse(rawText || '{}') as {event?: string; notifyUrl?: string; mchNo?: string}
+      if (!(TRIGGER_EVENTS as readonly string[]).includes(input.event ?? '')) return {status: 400, body: {code: 10506, message: `event: one of ${TRIGGER_EVENTS.join(', ')}`}}
+      if (!/^https?:\/\/\S+$/.test(input.notifyUrl ?? '')) return {status: 400, body: {code: 10506, message: 'notifyUrl: an http(s) address'}}
+      const merchant = store.get<Merchant>('merchants', input.mchNo ?? '')
+      if (!merchant) return {status: 400, body: {code: 20023, message: `no merchant ${input.mchNo ?? ''}`}}
+      const objects = trigger({store, pay, refunds, allocs, transfers}, {event: input.event as TriggerEvent, notifyUrl: input.notifyUrl!, mchNo: merchant.mchNo, appId: merchant.defaultAppId})
+      return {status: 200, body: {event: input.event, ...objects}}
+    }
+    if (method === 'GET' && path === '/_sandbox/requests') {
+      const after = Number(query.get('after') ?? 0)
+      return {status: 200, body: requestLog.since(Number.isSafeInteger(after) ? after : 0, Number(query.get('limit') ?? 500) || 500)}
+    }
     if (method === 'GET' && path === '/_sandbox/notifications') {
       return {status: 200, body: store.values('notifications')}
     }
@@ -428,11 +456,28 @@ export function createSandboxApp(options: SandboxOptions) {
       res.writeHead(status, {'content-type': type, 'content-length': Buffer.byteLength(body)})
       res.end(body)
     }
+    // reading the log, and the dashboard's live refresh, are not logged: both poll
+    const polling = url.pathname === '/_sandbox/requests' || (req.method === 'GET' && url.pathname === DASHBOARD_PATH)
+    const note: RequestNote = polling ? {} : requestLog.watch(req, res, url)
     try {
       if (req.method === 'GET' && url.pathname === '/unipay/callback/ping') {
         return send(200, JSON.stringify({code: 0, msg: 'pong', data: formatGmt8(now())}))
       }
       const rawText = await readBody(req)
+      note.body = rawText
+      const hosts = ownHosts(options.publicUrl())
+      if (req.method === 'POST' && STATE_CHANGING_PAGES.test(url.pathname)) {
+        const refusal = pagePostRefusal(req.headers, hosts)
+        if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
+      }
+      if (url.pathname === DASHBOARD_PATH) {
+        // reading it from a rebound name would show the orders to another site
+        const refusal = hostRefusal(req.headers, hosts)
+        if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
+        const page = dashboard.handle(req.method ?? 'GET', rawText)
+        res.writeHead(page.status, page.headers)
+        return void res.end(page.body)
+      }
       const page = await pages.handle(req.method ?? 'GET', url, rawText, req.headers['user-agent'] ?? '')
       if (page) {
         res.writeHead(page.status, page.headers)
@@ -464,6 +509,8 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(answer.status, JSON.stringify(answer.body))
       }
       if (url.pathname.startsWith('/_sandbox/')) {
+        const refusal = controlRefusal(req.method ?? 'GET', req.headers, options.controlSecret, hosts, rawText !== '')
+        if (refusal) return send(403, JSON.stringify({error: refusal}))
         const answer = control(req.method ?? 'GET', url.pathname, rawText, url.searchParams)
         return send(answer.status, JSON.stringify(answer.body))
       }
@@ -476,7 +523,7 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(404, JSON.stringify({code: 10404, message: `no route ${req.method} ${url.pathname}`, data: null}))
       }
       const fault = faults.take(url.pathname)
-      if (!fault) return send(200, call(url.pathname, rawText))
+      if (!fault) return send(200, call(url.pathname, rawText, note))
       await strike(fault, url.pathname, rawText, res, send)
     } catch (error) {
       if (error instanceof PlatformFailure) {

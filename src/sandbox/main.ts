@@ -1,19 +1,24 @@
-// The sandbox daemon: `node dist/sandbox/main.js --data-dir DIR [--port N] [--time-scale N]`.
-// Started in the background by the CLI; publishes its address in runtime.json and removes it
-// on a clean stop.
+// The sandbox daemon: `node dist/sandbox/main.js --data-dir DIR [--port N | --preferred-port N]
+// [--host ADDR] [--time-scale N] [--log-requests]`. Started in the background by the CLI, or in
+// the foreground by `sandbox start --foreground`; publishes its address in runtime.json and
+// removes it on a clean stop (SIGTERM, SIGINT).
 import {renameSync, rmSync, writeFileSync} from 'node:fs'
+import {isIP} from 'node:net'
 import {parseArgs} from 'node:util'
-import {sandboxRuntimeFile} from '../protocol/local-sandbox.js'
+import {sandboxPortFile, sandboxRuntimeFile} from '../protocol/local-sandbox.js'
+import {formatRequestLine} from './request-log.js'
 import {startSandbox} from './server.js'
 
 const {values} = parseArgs({
   options: {
     'data-dir': {type: 'string'},
-    port: {type: 'string', default: '0'},
+    port: {type: 'string'},
+    'preferred-port': {type: 'string'},
     host: {type: 'string', default: '127.0.0.1'},
     'time-scale': {type: 'string', default: '1'},
     'no-replay-checks': {type: 'boolean', default: false},
     'token-ttl': {type: 'string'},
+    'log-requests': {type: 'boolean', default: false},
   },
 })
 
@@ -23,18 +28,34 @@ if (!dataDir) {
   process.exit(2)
 }
 
+// A secret chosen by the operator (a CI job that starts the sandbox and its tests separately)
+// comes through the environment, never argv.
+const givenSecret = process.env.UNIPAY_SANDBOX_CONTROL_SECRET || undefined
 const sandbox = await startSandbox({
   dataDir,
-  port: Number(values.port),
+  port: Number(values.port ?? values['preferred-port'] ?? 0),
+  portFallback: values.port === undefined,
   host: values.host,
   timeScale: Number(values['time-scale']) || 1,
   replayChecks: !values['no-replay-checks'],
   tokenTtlSeconds: values['token-ttl'] ? Number(values['token-ttl']) : undefined,
+  controlSecret: givenSecret,
+  onRequest: values['log-requests'] ? (entry) => process.stdout.write(`${formatRequestLine(entry)}\n`) : undefined,
+}).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EADDRINUSE' && error.code !== 'EADDRNOTAVAIL') throw error
+  process.stderr.write(`sandbox: cannot listen on ${values.host} port ${values.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'no such local address'}\n`)
+  process.exit(1)
 })
 const runtimeFile = sandboxRuntimeFile(dataDir)
 writeFileSync(`${runtimeFile}.tmp`, JSON.stringify(sandbox.runtime, null, 2), {mode: 0o600})
 renameSync(`${runtimeFile}.tmp`, runtimeFile)
+writeFileSync(sandboxPortFile(dataDir), `${new URL(sandbox.url).port}\n`, {mode: 0o600})
 process.stdout.write(`sandbox listening on ${sandbox.url} (pid ${process.pid})\n`)
+const loopback = values.host === 'localhost' || values.host === '::1' || (isIP(values.host) === 4 && values.host.startsWith('127.'))
+if (!loopback && !givenSecret) {
+  // Beyond loopback the runtime file is out of reach of the other machines' tools: say it once.
+  process.stdout.write(`control secret (header x-unipay-sandbox-secret): ${sandbox.runtime.controlSecret}\n`)
+}
 
 let stopping = false
 async function stop(): Promise<void> {
@@ -42,6 +63,7 @@ async function stop(): Promise<void> {
   stopping = true
   rmSync(runtimeFile, {force: true})
   await sandbox.close()
+  process.stdout.write('sandbox stopped\n')
   process.exit(0)
 }
 process.on('SIGTERM', () => void stop())

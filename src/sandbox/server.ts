@@ -1,11 +1,12 @@
 // Listening: the data folder (keys, journal), the default merchant, and an HTTP server on the
 // given port (0 picks a free one, as tests do).
+import {randomBytes} from 'node:crypto'
 import {mkdirSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
-import {createSandboxApp, type Merchant, type SandboxApp} from './app.js'
+import {createSandboxApp, type Merchant, type SandboxApp, type SandboxOptions} from './app.js'
 import {ensureKeyPair} from './keys.js'
 import {ensureMd5Key} from './epay.js'
 import {Store} from './store.js'
@@ -25,6 +26,12 @@ export interface StartOptions {
   now?: () => Date
   /** Start-up reports (skipped journal lines); the daemon's stderr goes to sandbox.log. */
   log?: (line: string) => void
+  /** When the port is taken, take a free one instead of failing (for a remembered, not a requested, port). */
+  portFallback?: boolean
+  /** Called with each request once answered. */
+  onRequest?: SandboxOptions['onRequest']
+  /** The control secret; a new random one by default. */
+  controlSecret?: string
 }
 
 export interface RunningSandbox {
@@ -43,6 +50,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
   const store = new Store(join(dir, 'journal.jsonl'), options.log ?? ((line) => process.stderr.write(`sandbox: ${line}\n`))).open()
   let url = ''
+  const controlSecret = options.controlSecret ?? randomBytes(32).toString('base64url')
   const app = createSandboxApp({
     store,
     platformPrivateKeyPem: platform.privateKeyPem,
@@ -52,6 +60,8 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     now: options.now,
     replayChecks: options.replayChecks,
     publicUrl: () => url,
+    controlSecret,
+    onRequest: options.onRequest,
     epayMd5Keys: {[DEFAULT_MERCHANT.mchNo]: {md5Key: md5.md5Key, md5KeyForm: options.epayMd5KeyForm}},
   })
   if (!store.get<Merchant>('merchants', DEFAULT_MERCHANT.mchNo)) {
@@ -64,10 +74,20 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   }
   const server: Server = createServer((req, res) => void app.handle(req, res))
   server.keepAliveTimeout = 5000
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
-  })
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  try {
+    await listen(options.port ?? 0)
+  } catch (error) {
+    if (!options.portFallback || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error
+    await listen(0)
+  }
   const address = server.address() as AddressInfo
   url = `http://${address.address}:${address.port}`
   app.start()
@@ -76,6 +96,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     url,
     startedAt: new Date().toISOString(),
     dataDir: options.dataDir,
+    controlSecret,
     platformPublicKeyPem: platform.publicKeyPem,
     merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem, md5KeyFile: md5.file},
   }

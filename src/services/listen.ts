@@ -42,6 +42,8 @@ export interface ListenOptions extends CallbackKeys {
   port: number
   /** The merchant's app: verified callbacks are relayed to it and answered with its answer. */
   forwardTo?: string
+  /** Event patterns (`pay.success`, `refund.*`): other verified events are acknowledged, not shown or forwarded. */
+  events?: string[]
   onArrival: (arrival: Arrival) => void
 }
 
@@ -105,6 +107,7 @@ async function relay(target: string, req: IncomingMessage, body: Buffer): Promis
 export async function startListener(options: ListenOptions): Promise<Listener> {
   const host = '127.0.0.1'
   const forwardBase = options.forwardTo ? new URL(options.forwardTo) : undefined
+  const wanted = eventFilter(options.events)
 
   function check(protocol: Arrival['protocol'], body: Buffer, rawQuery: string | undefined): CallbackCheck | string {
     if (protocol === 'system') {
@@ -153,6 +156,12 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
       if (!result.verified) {
         // Never forwarded: the app only ever sees callbacks the platform signed.
         answer = textAnswer(400, `signature not verified: ${result.reason}`)
+      } else if (!wanted(arrival.event)) {
+        // verified but not asked for: acknowledged so the platform stops, and left out
+        answer = textAnswer(200, protocol === 'system' ? 'SUCCESS' : 'success')
+        res.writeHead(answer.status, {'content-type': answer.contentType, 'content-length': answer.body.length})
+        res.end(answer.body)
+        return
       } else if (forwardBase) {
         const target = forwardTarget(forwardBase, path.slice(CALLBACK_PATH.length), rawQuery)
         const relayed = await relay(target, req, body!)
@@ -190,4 +199,11 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
         server.close(() => resolve())
       }),
   }
+}
+
+/** A matcher for `--events pay.success,refund.*`; callbacks without an event name (easy_pay) always pass. */
+export function eventFilter(patterns: string[] | undefined): (event: string | undefined) => boolean {
+  if (!patterns || patterns.length === 0) return () => true
+  const regexes = patterns.map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`))
+  return (event) => event === undefined || regexes.some((r) => r.test(event))
 }

@@ -7,7 +7,7 @@ import {loadPublicKey} from '../../src/protocol/keys.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {hasCjkFont, launchBrowser, screenshot} from '../helpers/browser.js'
 import {cli, type Cli} from '../helpers/cli.js'
-import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, runtimeIn, waitFor, type Receiver} from '../helpers/sandbox.js'
 
 const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 const WALLET_UA = {walletA: `${PHONE} WalletA/8.0.50`, walletB: `${PHONE} WalletB/10.5.30`}
@@ -135,7 +135,7 @@ describe('the cashier page', () => {
 
   it('shows a closed order, and a 404 page for an unknown one', async () => {
     const order = await prepay(['--type', 'cashier', '--title', 'Closed', '--amount', '1', '--return-url', 'https://shop.example.com/back'])
-    await fetch(`${sandboxUrl}/_sandbox/gateway/close`, {method: 'POST', body: JSON.stringify({order: order.orderNo})})
+    await fetch(`${sandboxUrl}/_sandbox/gateway/close`, {method: 'POST', headers: controlHeaders(runtimeIn(c.env.XDG_DATA_HOME!)), body: JSON.stringify({order: order.orderNo})})
     const page = await phone()
     await page.goto(order.h5Url)
     expect(await state(page)).toBe('closed')

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
-import {waitFor} from '../helpers/sandbox.js'
+import {controlHeaders, runtimeIn, waitFor} from '../helpers/sandbox.js'
 
 let c: Cli
 let sandboxUrl = ''
@@ -22,7 +22,8 @@ interface SandboxTransfer {
   submissions: number
   amount: number
 }
-const sandboxTransfers = async (url = sandboxUrl): Promise<SandboxTransfer[]> => (await fetch(`${url}/_sandbox/transfers`)).json() as Promise<SandboxTransfer[]>
+const sandboxTransfers = async (url = sandboxUrl, on: Cli = c): Promise<SandboxTransfer[]> =>
+  (await fetch(`${url}/_sandbox/transfers`, {headers: controlHeaders(runtimeIn(on.env.XDG_DATA_HOME!))})).json() as Promise<SandboxTransfer[]>
 const balance = async (on: Cli): Promise<number> => ((await on.json(['sandbox', 'balance'])).body.data as {balance: number}).balance
 
 function payoutFile(name: string, rows: number, prefix: string, on: Cli = c): {file: string; cents: number} {
@@ -164,7 +165,7 @@ describe('transfer batch, killed', () => {
     const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16', '--wait', '60s'])
     expect(finish.code).toBe(0)
     expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows were finished by an earlier run/)
-    const mine = (await sandboxTransfers(url)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
+    const mine = (await sandboxTransfers(url, k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
     const byKey = new Map<string, SandboxTransfer[]>()
     for (const t of mine) byKey.set(t.bizTransferNo, [...(byKey.get(t.bizTransferNo) ?? []), t])
     const {derivedBizTransferNo} = await import('../../src/services/batch.js')

@@ -10,6 +10,16 @@ import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import {startSandbox, type RunningSandbox, type StartOptions} from '../../src/sandbox/server.js'
 import {readFileSync} from 'node:fs'
+import {CONTROL_SECRET_HEADER, type SandboxRuntime} from '../../src/protocol/local-sandbox.js'
+
+/** What a control call (/_sandbox/*) must carry: the per-start secret and a JSON body. */
+export const controlHeaders = (runtime: Pick<SandboxRuntime, 'controlSecret'>): Record<string, string> => ({
+  'content-type': 'application/json',
+  [CONTROL_SECRET_HEADER]: runtime.controlSecret,
+})
+
+/** The runtime file of the sandbox a CLI test started (in the test's private data folder). */
+export const runtimeIn = (dataHome: string): SandboxRuntime => JSON.parse(readFileSync(join(dataHome, 'unipay', 'sandbox', 'runtime.json'), 'utf8'))
 
 export interface TestSandbox {
   sandbox: RunningSandbox
@@ -36,7 +46,7 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${runtime.url}${path}`, {
       method: 'POST',
-      headers: {'content-type': 'application/json'},
+      headers: controlHeaders(runtime),
       body: typeof body === 'string' ? body : JSON.stringify(body),
     })
     const text = await response.text()

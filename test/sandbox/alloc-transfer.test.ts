@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
-import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
 let receiver: Receiver
@@ -15,7 +15,7 @@ afterAll(async () => {
 })
 
 const control = async (method: string, path: string, body?: unknown): Promise<any> =>
-  (await fetch(`${t.sandbox.url}/_sandbox/${path}`, {method, body: body === undefined ? undefined : JSON.stringify(body)})).json()
+  (await fetch(`${t.sandbox.url}/_sandbox/${path}`, {method, headers: controlHeaders(t.sandbox.runtime), body: body === undefined ? undefined : JSON.stringify(body)})).json()
 const events = (name: string) => receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.event === name)
 
 let seq = 0
@@ -166,7 +166,7 @@ describe('unconfirmed walletA transfers', () => {
     const fast = await testSandbox({timeScale: 20_000})
     const fastReceiver = await callbackReceiver()
     try {
-      const balance = async () => ((await (await fetch(`${fast.sandbox.url}/_sandbox/balance?mchNo=${fast.client.mchNo}`)).json()) as {balance: number}).balance
+      const balance = async () => ((await (await fetch(`${fast.sandbox.url}/_sandbox/balance?mchNo=${fast.client.mchNo}`, {headers: controlHeaders(fast.sandbox.runtime)})).json()) as {balance: number}).balance
       const before = await balance()
       const created = await fast.send(endpoints.transfer, {
         channel: 'walletA', channelMchNo: 'CM1', bizTransferNo: 'T-CLOSE', payeeType: 'openid', payeeAccount: 'oLate', amount: 700, notifyUrl: fastReceiver.url,

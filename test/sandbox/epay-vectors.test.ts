@@ -16,6 +16,7 @@ import {generateRsaKeyPair, loadPrivateKey, loadPublicKey} from '../../src/proto
 import {createSandboxApp, type SandboxApp} from '../../src/sandbox/app.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {Store} from '../../src/sandbox/store.js'
+import {controlHeaders} from '../helpers/sandbox.js'
 
 interface Vector {
   name: string
@@ -38,6 +39,7 @@ let store: Store
 let app: SandboxApp
 let server: Server
 let url = ''
+const CONTROL_SECRET = 'test-control-secret'
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'unipay-epay-vectors-'))
@@ -48,6 +50,7 @@ beforeAll(async () => {
     loginPrivateKeyPem: generateRsaKeyPair().privateKeyPem,
     now: () => new Date(TIMESTAMP * 1000),
     publicUrl: () => url,
+    controlSecret: CONTROL_SECRET,
     epayMd5Keys: {[fixture.v1.pid]: {md5Key: fixture.v1.md5Key}},
   })
   app.registerMerchant({mchNo: fixture.v2.pid, appIds: ['A1001'], defaultAppId: 'A1001', publicKeyPem: keys.merchant_public_key_spki_b64})
@@ -120,7 +123,7 @@ describe('the sandbox accepts every request vector as sent', () => {
     // the vector sends type=walletB and method=web: the common clients' order
     expect(created).toMatchObject({code: 0, type: 'walletB', pay_type: 'qrcode', out_trade_no: 'T20240101003', money: '1.00', timestamp: String(TIMESTAMP), sign_type: 'RSA'})
     expect(verify((await post(pathOf(query), query.params)).text)).toMatchObject({code: 0, status: 0, trade_no: created.trade_no})
-    const paid = await fetch(`${url}/_sandbox/pay`, {method: 'POST', body: JSON.stringify({order: created.trade_no})})
+    const paid = await fetch(`${url}/_sandbox/pay`, {method: 'POST', headers: controlHeaders({controlSecret: CONTROL_SECRET}), body: JSON.stringify({order: created.trade_no})})
     expect(paid.status).toBe(200)
     expect(verify((await post(pathOf(query), query.params, 'GET')).text)).toMatchObject({code: 0, status: 1})
     expect(verify((await post(pathOf(refund), refund.params)).text)).toMatchObject({code: 0, money: '0.50', out_refund_no: 'R20240101001', data: {status: 'progress'}})
@@ -147,7 +150,7 @@ describe('notifications follow the notification vectors', () => {
   it('v1_notify_money_2dp: the sandbox\'s notification for the V1 order has the vector\'s fields and verifies', async () => {
     const vector = fixture.v1.vectors.find((v) => v.name === 'v1_notify_money_2dp')!
     const created = JSON.parse((await post('/epay/api/v1/mapi.php', fixture.v1.vectors[0].params)).text)
-    await fetch(`${url}/_sandbox/pay`, {method: 'POST', body: JSON.stringify({order: created.trade_no})})
+    await fetch(`${url}/_sandbox/pay`, {method: 'POST', headers: controlHeaders({controlSecret: CONTROL_SECRET}), body: JSON.stringify({order: created.trade_no})})
     const sent = fromStore('T20240101001')
     const {trade_no: _t, sign: _s, ...expected} = vector.params
     expect(sent).toMatchObject({...expected, trade_no: created.trade_no, sign_type: 'MD5'})

@@ -11,7 +11,7 @@ import {epayStringToSign, signMd5, signRsa} from '../../src/protocol/epay.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {parseJsonObject} from '../../src/protocol/json.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
-import {removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
 let md5Key = ''
@@ -274,7 +274,7 @@ describe('the easy_pay notification', () => {
   })
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-  const notifications = async () => (await (await fetch(`${t.sandbox.url}/_sandbox/notifications`)).json()) as (Notification & {protocol?: string})[]
+  const notifications = async () => (await (await fetch(`${t.sandbox.url}/_sandbox/notifications`, {headers: controlHeaders(t.sandbox.runtime)})).json()) as (Notification & {protocol?: string})[]
   const paramsOf = (arrival: {url: string}) => Object.fromEntries(new URL(arrival.url, 'http://x').searchParams)
 
   it('V2: a GET with the signed parameters, verified with the platform key; retried until answered success', async () => {

@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
-import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -70,7 +70,7 @@ describe('pay callbacks', () => {
 
 /** The control endpoint the CLI reads notifications from. */
 async function readNotifications(t: TestSandbox): Promise<Notification[]> {
-  return (await fetch(`${t.sandbox.url}/_sandbox/notifications`)).json() as Promise<Notification[]>
+  return (await fetch(`${t.sandbox.url}/_sandbox/notifications`, {headers: controlHeaders(t.sandbox.runtime)})).json() as Promise<Notification[]>
 }
 
 describe('persistence', () => {

@@ -2,7 +2,7 @@ import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
-import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
 let receiver: Receiver
@@ -77,7 +77,7 @@ describe('refunds', () => {
     const unpaid = await t.send(endpoints.pay, {bizOrderNo: `U${Date.now()}`, title: 'x', amount: 10, method: 'walletA_qr'})
     expect((await t.send(endpoints.refund, {bizOrderNo: unpaid.data.bizOrderNo, amount: 1})).code).toBe(20044)
     // the slow one waits for the channel; settled by hand it syncs to its final state
-    const settled = await fetch(`${t.sandbox.url}/_sandbox/refunds/${a.data.refundNo}/settle`, {method: 'POST', body: '{"outcome":"success"}'})
+    const settled = await fetch(`${t.sandbox.url}/_sandbox/refunds/${a.data.refundNo}/settle`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: '{"outcome":"success"}'})
     expect(settled.status).toBe(200)
     expect((await t.send(endpoints.syncRefund, {bizRefundNo: 'SAME'})).data).toEqual({orderStatus: 'success', adjust: false})
     expect((await order(paid.orderNo)).refundStatus).toBe('partial_refund')
@@ -101,8 +101,8 @@ describe('management API', () => {
 
   it('logs in with an RSA-encrypted password, filters, pages, and scopes to the merchant', async () => {
     const other = generateRsaKeyPair()
-    await fetch(`${t.sandbox.url}/_sandbox/merchants`, {method: 'POST', body: JSON.stringify({mchNo: 'M2', publicKeyPem: other.publicKeyPem})})
-    await fetch(`${t.sandbox.url}/_sandbox/users`, {method: 'POST', body: JSON.stringify({account: 'ops', password: 'pw-1', mchNo: t.client.mchNo})})
+    await fetch(`${t.sandbox.url}/_sandbox/merchants`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({mchNo: 'M2', publicKeyPem: other.publicKeyPem})})
+    await fetch(`${t.sandbox.url}/_sandbox/users`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({account: 'ops', password: 'pw-1', mchNo: t.client.mchNo})})
     const otherClient = {...t.client, mchNo: 'M2', appId: 'AM2', privateKey: loadPrivateKey(other.privateKeyPem)}
     const otherOrder = await testSendAs(otherClient)
     expect(otherOrder).toBe(0)

@@ -1,23 +1,36 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {ensureSandbox} from '../../local-sandbox/control.js'
+import {ensureSandbox, runForeground} from '../../local-sandbox/control.js'
 
 export default class SandboxStart extends BaseCommand {
-  static summary = 'Start the local sandbox in the background'
+  static summary = 'Start the local sandbox (in the background, or in the foreground for a container or CI job)'
   static description =
-    'The sandbox is a local implementation of the platform: signed endpoints, state machines, callbacks with retries. Its state is kept in the data folder and survives restarts. Commands that use the local profile start it on their own.'
+    'The sandbox is a local implementation of the platform: signed endpoints, state machines, callbacks with retries. Its state is kept in the data folder and survives restarts, and so does its port: links, QR codes and notify addresses printed earlier keep working. Commands that use the local profile start it on their own.\n\n' +
+    'With --foreground it runs in this terminal: one line per request on stdout, a clean stop on SIGTERM or Ctrl-C, state in --data-dir. Every control call (/_sandbox/*) needs the per-start secret from the runtime file; with a --host beyond loopback the secret is printed once at start (or set it beforehand in UNIPAY_SANDBOX_CONTROL_SECRET).'
 
-  static examples = ['<%= config.bin %> sandbox start', '<%= config.bin %> sandbox start --port 8720 --time-scale 60']
+  static examples = [
+    '<%= config.bin %> sandbox start',
+    '<%= config.bin %> sandbox start --port 8720 --time-scale 60',
+    '<%= config.bin %> sandbox start --foreground --host 0.0.0.0 --port 8720 --data-dir /var/lib/unipay',
+  ]
 
   static flags = {
-    port: Flags.integer({description: 'port to listen on, on 127.0.0.1 (default: a free one)', min: 0, max: 65535}),
+    port: Flags.integer({description: 'port to listen on (default: the port of the last start, else a free one)', min: 0, max: 65535}),
     'time-scale': Flags.integer({description: 'run waits (callback retries, refund settlement) this many times faster', min: 1, default: 1}),
     'token-ttl': Flags.integer({description: 'management API session lifetime in seconds (default 72 h)', min: 1}),
+    foreground: Flags.boolean({description: 'run in this terminal, logging every request to stdout, until SIGTERM or Ctrl-C'}),
+    host: Flags.string({description: 'address to listen on (default 127.0.0.1)', dependsOn: ['foreground']}),
+    'data-dir': Flags.directory({description: 'folder for the sandbox state (default: the CLI data folder)', dependsOn: ['foreground']}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxStart)
-    const {runtime, started} = await ensureSandbox(this.config.dataDir, {port: flags.port, timeScale: flags['time-scale'], tokenTtlSeconds: flags['token-ttl']}, (m) => this.notice(m))
+    const settings = {port: flags.port, timeScale: flags['time-scale'], tokenTtlSeconds: flags['token-ttl']}
+    if (flags.foreground) {
+      process.exitCode = await runForeground(flags['data-dir'] ?? this.config.dataDir, {...settings, host: flags.host})
+      return
+    }
+    const {runtime, started} = await ensureSandbox(this.config.dataDir, settings, (m) => this.notice(m))
     if (!started) this.notice('the local sandbox is already running (stop it first to change its options)')
     await this.emit({url: runtime.url, pid: runtime.pid, started}, () => this.io.out(`${runtime.url}\t(pid ${runtime.pid})`))
   }

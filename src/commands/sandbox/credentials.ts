@@ -1,0 +1,35 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {ensureSandbox} from '../../local-sandbox/control.js'
+import {credentialsAsEnv, credentialsAsProperties, sandboxCredentials} from '../../local-sandbox/credentials.js'
+import {renderRecord} from '../../output/table.js'
+
+export default class SandboxCredentials extends BaseCommand {
+  static summary = 'Print what your own backend needs to call the local sandbox'
+  static description =
+    'Base address, merchant number, app id, the merchant private key file, the platform public key (PEM and bare Base64), the epay V1/V2 base addresses and the V1 MD5 key file. Files are named, their contents never printed. Starts the sandbox when needed; its port stays the same across restarts.'
+
+  static examples = [
+    '<%= config.bin %> sandbox credentials',
+    '<%= config.bin %> sandbox credentials --format env > .env.sandbox',
+    '<%= config.bin %> sandbox credentials --format properties',
+    '<%= config.bin %> sandbox credentials --json',
+  ]
+
+  static flags = {
+    format: Flags.string({description: 'env: NAME=value lines; properties: unipay.sandbox.key=value lines', options: ['table', 'env', 'properties'], default: 'table'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(SandboxCredentials)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const credentials = sandboxCredentials(runtime)
+    await this.emit(credentials, () => {
+      if (flags.format === 'env') return this.io.out(credentialsAsEnv(credentials))
+      if (flags.format === 'properties') return this.io.out(credentialsAsProperties(credentials))
+      const {platformPublicKeyPem, ...rest} = credentials
+      this.io.out(renderRecord(Object.entries(rest).map(([k, v]) => [k, String(v ?? '')]), this.io.stdoutTty))
+      this.io.out(platformPublicKeyPem)
+    })
+  }
+}

@@ -1,0 +1,26 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {openUrl} from '../../cli/open.js'
+import {ensureSandbox} from '../../local-sandbox/control.js'
+
+export default class SandboxOpen extends BaseCommand {
+  static summary = 'Open the local sandbox dashboard in a browser (or print its address)'
+  static description =
+    'Recent payment orders, refunds, allocations, transfers, gateway orders and callbacks with their states and attempts, updated live; from it you can pay or fail an order, settle a refund, confirm a transfer and resend a callback. It works without JavaScript and on a phone.'
+
+  static examples = ['<%= config.bin %> sandbox open', '<%= config.bin %> sandbox open --print']
+  static flags = {
+    print: Flags.boolean({description: 'print the address instead of opening a browser'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(SandboxOpen)
+    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
+    const url = `${runtime.url}/dashboard`
+    if (!flags.print && !this.json) {
+      const problem = await openUrl(url)
+      if (problem) this.notice(`could not open a browser (${problem}); open ${url}`)
+    }
+    await this.emit({url}, () => this.io.out(url))
+  }
+}

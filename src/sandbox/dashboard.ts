@@ -1,0 +1,136 @@
+// The sandbox dashboard (/dashboard): recent orders, refunds, allocations, transfers, gateway
+// orders and callbacks with their states and attempts, and buttons that play the payer and the
+// channel. Rendered on the server, so it works without JavaScript; a small script swaps in a
+// fresh copy every few seconds. Every value printed is escaped; every POST passes the
+// same-origin guard (guard.ts) before it gets here.
+import {centsToYuan} from '../protocol/money.js'
+import type {Notification} from '../protocol/notifications.js'
+import type {Allocation} from './alloc.js'
+import {PlatformFailure} from './errors.js'
+import type {GatewayOrder} from './gateway.js'
+import {escapeHtml as esc, pageHeaders} from './html.js'
+import type {Notifier} from './notifier.js'
+import type {PayOrder, PayService} from './pay.js'
+import type {RefundOrder, RefundService} from './refund.js'
+import type {Store} from './store.js'
+import type {Transfer, TransferService} from './transfer.js'
+
+export const DASHBOARD_PATH = '/dashboard'
+
+const HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+const ROWS = 20
+
+export interface DashboardDeps {
+  store: Store
+  pay: PayService
+  refunds: RefundService
+  transfers: TransferService
+  notifier: Notifier
+}
+
+export interface DashboardAnswer {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;background:#f2f3f5;color:#1d2129;font:15px/1.5 system-ui,-apple-system,"PingFang SC","WenQuanYi Zen Hei","Noto Sans CJK SC",sans-serif}
+main{max-width:1100px;margin:0 auto;padding:12px}
+h1{font-size:18px;margin:8px 0}h2{font-size:16px;margin:0 0 8px}
+.card{background:#fff;border-radius:12px;padding:12px 14px;margin-bottom:12px;box-shadow:0 1px 3px rgba(0,0,0,.06);overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-top:1px solid #eef0f3;vertical-align:top}
+th{color:#86909c;font-weight:500;border-top:0}
+code{font-size:13px;word-break:break-all}
+.s-success,.s-delivered,.s-paid{color:#00a870}.s-fail,.s-close,.s-closed,.s-given_up,.s-failed,.s-expired{color:#e34d59}.s-progress,.s-processing,.s-pending,.s-wait,.s-partial,.s-wait_pay,.s-paying{color:#ed7b2f}
+form{display:inline}button{padding:6px 10px;margin:2px;border:1px solid #dcdfe6;border-radius:8px;background:#fff;font:inherit;font-size:14px;min-height:36px}
+.primary{background:#0052d9;border-color:#0052d9;color:#fff}
+.error{color:#e34d59;font-weight:600}.hint{color:#86909c;font-size:13px}
+details summary{cursor:pointer}
+@media (max-width:640px){th:nth-child(n+4),td:nth-child(n+4){display:none}td.actions{display:table-cell!important}}
+`
+
+// Live updates on top of the server-rendered page: fetch the page again and swap its content.
+const LIVE = `<script>(function(){setInterval(function(){if(document.activeElement&&document.activeElement.tagName==='BUTTON')return;fetch(location.pathname,{cache:'no-store'}).then(function(r){return r.text()}).then(function(t){var d=new DOMParser().parseFromString(t,'text/html');var n=d.getElementById('live');if(n)document.getElementById('live').replaceWith(n)}).catch(function(){})},2000)})()</script>`
+
+const recent = <T>(items: T[], time: (item: T) => string | number | undefined) =>
+  [...items].sort((a, b) => String(time(b) ?? '').localeCompare(String(time(a) ?? ''))).slice(0, ROWS)
+
+const state = (status: string) => `<span class="s-${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>`
+
+function action(name: string, id: string, label: string, primary = false): string {
+  return `<form method="post" action="${DASHBOARD_PATH}"><input type="hidden" name="action" value="${esc(name)}"><input type="hidden" name="id" value="${esc(id)}"><button${primary ? ' class="primary"' : ''} data-action="${esc(name)}" data-id="${esc(id)}">${esc(label)}</button></form>`
+}
+
+function table(title: string, id: string, head: string[], rows: string[][]): string {
+  const body = rows.length === 0 ? `<p class="hint">none yet</p>` : `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c, i) => `<td${i === r.length - 1 ? ' class="actions"' : ''}>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`
+  return `<section class="card" id="${id}"><h2>${esc(title)}</h2>${body}</section>`
+}
+
+export function createDashboard({store, pay, refunds, transfers, notifier}: DashboardDeps) {
+  function render(status: number, error?: string): DashboardAnswer {
+    const orders = recent(store.values<PayOrder>('payOrders'), (o) => o.createdAt)
+    const refundRows = recent(store.values<RefundOrder>('refunds'), (r) => r.createTime)
+    const allocRows = recent(store.values<Allocation>('allocations'), (a) => a.allocNo)
+    const transferRows = recent(store.values<Transfer>('transfers'), (t) => t.transferNo)
+    const gatewayRows = recent(store.values<GatewayOrder>('gatewayOrders'), (g) => g.orderNo)
+    const callbacks = recent(store.values<Notification>('notifications'), (n) => n.createdAt)
+    const open = (s: string) => s === 'wait' || s === 'progress'
+    const live = `<div id="live">
+${table('Payment orders', 'orders', ['Order', 'Title', 'Amount', 'Method', 'Status', ''], orders.map((o) => [
+  `<code>${esc(o.orderNo)}</code><br><span class="hint">${esc(o.bizOrderNo)}</span>`, esc(o.title), `¥${esc(centsToYuan(o.amount))}`, esc(o.method), state(o.status),
+  open(o.status) ? action('pay', o.orderNo, 'Pay', true) + action('fail', o.orderNo, 'Fail') : '',
+]))}
+${table('Refunds', 'refunds', ['Refund', 'Order', 'Amount', 'Created', 'Status', ''], refundRows.map((r) => [
+  `<code>${esc(r.refundNo)}</code>`, `<code>${esc(r.orderNo)}</code>`, `¥${esc(centsToYuan(r.amount))}`, esc(r.createTime), state(r.status),
+  r.status === 'progress' ? action('refund-success', r.refundNo, 'Settle', true) + action('refund-fail', r.refundNo, 'Fail') + action('refund-close', r.refundNo, 'Close') : '',
+]))}
+${table('Allocations', 'allocations', ['Allocation', 'Order', 'Receivers', 'Finished', 'Status', ''], allocRows.map((a) => [
+  `<code>${esc(a.allocNo)}</code>`, `<code>${esc(a.orderNo)}</code>`, esc(a.details.map((d) => `${d.receiverAccount} ${d.result}`).join(', ')), esc(a.finishTime ?? ''), state(a.status), '',
+]))}
+${table('Transfers', 'transfers', ['Transfer', 'Channel', 'Amount', 'Payee', 'Status', ''], transferRows.map((t) => [
+  `<code>${esc(t.transferNo)}</code>`, esc(t.channel), `¥${esc(centsToYuan(t.amount))}`, esc(t.payeeAccount), state(t.status),
+  t.status === 'processing' && t.channel === 'walletA' ? action('transfer-confirm', t.transferNo, 'Confirm', true) : '',
+]))}
+${table('Gateway orders', 'gateway', ['Order', 'Type', 'Amount', 'Title', 'Status', ''], gatewayRows.map((g) => [
+  `<code>${esc(g.orderNo)}</code>`, esc(g.gatewayType), `¥${esc(centsToYuan(g.amount))}`, esc(g.title), state(g.status), '',
+]))}
+${table('Callbacks', 'callbacks', ['Event', 'To', 'Attempts', 'Created', 'State', ''], callbacks.map((n) => [
+  `${esc(n.event)}<br><code class="hint">${esc(n.id)}</code>`, `<code>${esc(n.url)}</code>`,
+  `<details><summary>${n.attempts.length}</summary>${n.attempts.map((a) => `<div class="hint">${esc(a.at)} ${esc(a.httpStatus ?? a.error ?? '')} ${esc(a.bodyExcerpt ?? '')}</div>`).join('')}</details>`,
+  esc(n.createdAt), state(n.state), action('resend', n.id, 'Resend'),
+]))}
+</div>`
+    const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>unipay sandbox</title><style>${CSS}</style></head>
+<body><main><h1>unipay sandbox</h1>${error ? `<p class="error" id="error">${esc(error)}</p>` : ''}${live}</main>${LIVE}</body></html>`
+    return {status, headers: {...HEADERS, 'content-length': String(Buffer.byteLength(body))}, body}
+  }
+
+  function act(name: string, id: string): void {
+    const refundOutcome = /^refund-(success|fail|close)$/.exec(name)
+    if (name === 'pay' || name === 'fail') pay.payerPays(id, name === 'pay' ? 'success' : 'fail')
+    else if (refundOutcome) refunds.settle(refunds.findAnyMerchant(id), refundOutcome[1] as 'success' | 'fail' | 'close')
+    else if (name === 'transfer-confirm') transfers.confirm(id)
+    else if (name === 'resend') {
+      if (!notifier.resend(id)) throw new PlatformFailure(20041, `no callback ${id}`)
+    } else throw new PlatformFailure(10506, `unknown action ${name}`)
+  }
+
+  return {
+    handle(method: string, rawText: string): DashboardAnswer {
+      if (method === 'GET' || method === 'HEAD') return render(200)
+      if (method !== 'POST') return {status: 405, headers: {...HEADERS, allow: 'GET, POST'}, body: ''}
+      const form = new URLSearchParams(rawText)
+      try {
+        act(form.get('action') ?? '', form.get('id') ?? '')
+      } catch (error) {
+        if (!(error instanceof PlatformFailure)) throw error
+        return render(409, error.message)
+      }
+      // post/redirect/get: a reload does not repeat the action
+      return {status: 303, headers: {location: DASHBOARD_PATH, 'cache-control': 'no-store'}, body: ''}
+    },
+  }
+}

@@ -1,0 +1,65 @@
+// Who may change the sandbox's state outside the signed API. Control calls (/_sandbox/*) come
+// from the CLI: they carry the per-start secret, a JSON body, no foreign Origin and the
+// sandbox's own Host (a rebound DNS name gets a foreign Host). Page forms (cashier, auth,
+// transfer confirm, epay page, dashboard) come from a browser on the sandbox's own pages: one
+// same-origin check, `pagePostRefusal`, guards every one of them against cross-site posts.
+import {timingSafeEqual} from 'node:crypto'
+import type {IncomingHttpHeaders} from 'node:http'
+import {CONTROL_SECRET_HEADER} from '../protocol/local-sandbox.js'
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]']
+
+/**
+ * The Host values the sandbox answers to: its loopback names with its port. Undefined when it
+ * listens beyond loopback (a container's name is not known here); the control secret and the
+ * Origin-versus-Host check then carry the protection.
+ */
+export function ownHosts(publicUrl: string): Set<string> | undefined {
+  const {hostname, port} = new URL(publicUrl)
+  if (!LOOPBACK_NAMES.includes(hostname) && !hostname.startsWith('127.')) return undefined
+  return new Set([...LOOPBACK_NAMES, hostname].map((name) => `${name}:${port}`))
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+export function hostRefusal(headers: IncomingHttpHeaders, hosts: Set<string> | undefined): string | undefined {
+  const host = (header(headers, 'host') ?? '').toLowerCase()
+  if (hosts && !hosts.has(host)) return `Host ${host || '(none)'} is not this sandbox's address`
+  return undefined
+}
+
+/** A browser's Origin must be this very server (the Host it was reached by); tools send none. */
+function originRefusal(headers: IncomingHttpHeaders): string | undefined {
+  const origin = header(headers, 'origin')
+  if (origin === undefined) return undefined
+  if (origin !== `http://${header(headers, 'host') ?? ''}`) return `cross-origin request from ${origin} refused`
+  return undefined
+}
+
+/** Why a state-changing page POST is refused, or undefined when it comes from the sandbox's own page. */
+export function pagePostRefusal(headers: IncomingHttpHeaders, hosts: Set<string> | undefined): string | undefined {
+  const fetchSite = header(headers, 'sec-fetch-site')
+  if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') return `cross-site form post (${fetchSite}) refused`
+  return hostRefusal(headers, hosts) ?? originRefusal(headers)
+}
+
+/** Why a control call is refused, or undefined when it may go on. */
+export function controlRefusal(method: string, headers: IncomingHttpHeaders, secret: string, hosts: Set<string> | undefined, hasBody: boolean): string | undefined {
+  const given = Buffer.from(header(headers, CONTROL_SECRET_HEADER) ?? '')
+  const expected = Buffer.from(secret)
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return `missing or wrong ${CONTROL_SECRET_HEADER} header (the secret is in the sandbox's runtime file)`
+  }
+  const refusal = hostRefusal(headers, hosts) ?? originRefusal(headers)
+  if (refusal) return refusal
+  if (method !== 'GET' && hasBody && !/^application\/json\s*(;|$)/i.test(header(headers, 'content-type') ?? '')) {
+    return 'control calls take a JSON body (content-type: application/json)'
+  }
+  return undefined
+}
+
+/** Paths of the pages whose forms change state. */
+export const STATE_CHANGING_PAGES = /^\/(cashier|aggregate|cm|am|auth|transfer\/confirm|epay\/pay|dashboard)(\/|$)/

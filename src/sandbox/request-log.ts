@@ -1,0 +1,83 @@
+// Every request the sandbox received, from any client: what `sandbox logs` and the dashboard
+// show, and what the foreground mode prints. Kept in memory (the last MAX_ENTRIES); an
+// integrator wants the last minutes, not history.
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import type {ReceivedSignatureDiagnosis} from '../protocol/received-diagnose.js'
+import type {RequestLogEntry} from '../protocol/sandbox-requests.js'
+
+export {formatRequestLine, type RequestLogEntry} from '../protocol/sandbox-requests.js'
+
+/** What the handlers learn about a request while answering it. */
+export interface RequestNote {
+  body?: string
+  merchant?: string
+  signature?: ReceivedSignatureDiagnosis
+}
+
+const MAX_ENTRIES = 5000
+const MAX_ANSWER_CHARS = 64 * 1024
+
+function merchantOf(url: URL, body: string): string | undefined {
+  const trimmed = body.trimStart()
+  if (trimmed.startsWith('{')) {
+    const match = /"(?:mchNo|pid)"\s*:\s*"([^"]{1,64})"/.exec(body)
+    return match?.[1]
+  }
+  const form = new URLSearchParams(trimmed.includes('=') ? body : '')
+  return form.get('pid') ?? form.get('mchNo') ?? url.searchParams.get('pid') ?? url.searchParams.get('mchNo') ?? undefined
+}
+
+function outcomeOf(answer: string): {code?: string; message?: string} {
+  if (!answer.trimStart().startsWith('{')) return {}
+  try {
+    const body = JSON.parse(answer) as Record<string, unknown>
+    const message = body.msg ?? body.message ?? body.error
+    return {code: body.code === undefined ? undefined : String(body.code), message: typeof message === 'string' ? message : undefined}
+  } catch {
+    return {}
+  }
+}
+
+export class RequestLog {
+  private readonly entries: RequestLogEntry[] = []
+  private seq = 0
+
+  constructor(private readonly onEntry?: (entry: RequestLogEntry) => void) {}
+
+  /** Starts watching a request; the entry is added when its answer is done (or cut). */
+  watch(req: IncomingMessage, res: ServerResponse, url: URL): RequestNote {
+    const started = Date.now()
+    const note: RequestNote = {}
+    let answer = ''
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+    res.end = ((...args: unknown[]) => {
+      const [chunk] = args
+      if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) answer = chunk.toString().slice(0, MAX_ANSWER_CHARS)
+      return end(...args)
+    }) as ServerResponse['end']
+    res.once('close', () => {
+      const entry: RequestLogEntry = {
+        seq: ++this.seq,
+        time: new Date(started).toISOString(),
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        merchant: note.merchant ?? merchantOf(url, note.body ?? ''),
+        status: res.writableFinished ? res.statusCode : 0,
+        ...outcomeOf(answer),
+        durationMs: Date.now() - started,
+        signature: note.signature,
+      }
+      if (!res.writableFinished) entry.message = 'connection closed before the answer was complete'
+      this.entries.push(entry)
+      if (this.entries.length > MAX_ENTRIES) this.entries.shift()
+      this.onEntry?.(entry)
+    })
+    return note
+  }
+
+  /** Entries after a sequence number, oldest first. */
+  since(after: number, limit = 500): {entries: RequestLogEntry[]; last: number} {
+    const entries = this.entries.filter((e) => e.seq > after)
+    return {entries: entries.slice(-limit), last: this.seq}
+  }
+}

@@ -1,0 +1,49 @@
+// The dashboard in a real browser: an order created by the CLI appears, is paid from the page,
+// and its callback shows up (live update, no reload); on a phone-sized screen too.
+import {mkdirSync} from 'node:fs'
+import {chromium, type Browser} from 'playwright-core'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cli, type Cli} from '../helpers/cli.js'
+import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
+
+const SHOTS = 'artifacts/screenshots'
+let browser: Browser
+let c: Cli
+let receiver: Receiver
+beforeAll(async () => {
+  mkdirSync(SHOTS, {recursive: true})
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  c = cli()
+  receiver = await callbackReceiver()
+})
+afterAll(async () => {
+  await browser?.close()
+  await receiver?.close()
+  await c?.cleanup()
+})
+
+describe('sandbox dashboard', () => {
+  it('shows a CLI-created order, pays it from the page, and shows its callback', async () => {
+    const created = await c.json(['pay', 'create', '--title', 'Dashboard <i>tea</i>', '--amount', '388', '--notify-url', receiver.url])
+    expect(created.code).toBe(0)
+    const {orderNo} = created.body.data
+    const url = (await c.json(['sandbox', 'open', '--print'])).body.data.url
+    const page = await browser.newPage({viewport: {width: 390, height: 844}, isMobile: true})
+    await page.goto(url)
+    const pay = page.locator(`button[data-action="pay"][data-id="${orderNo}"]`)
+    await expect(pay.count()).resolves.toBe(1)
+    await expect(page.locator('#orders').textContent()).resolves.toContain('Dashboard <i>tea</i>')
+    await page.screenshot({path: `${SHOTS}/dashboard-order-open.png`, fullPage: true})
+    await pay.click()
+    await page.waitForURL(url)
+    await expect(page.locator(`#orders tr:has-text("${orderNo}") [data-status]`).getAttribute('data-status')).resolves.toBe('success')
+    await waitFor(() => receiver.received.some((r) => r.body.includes(orderNo)))
+    // the callback row arrives by the live update, without a reload
+    await page.waitForSelector('#callbacks [data-status="delivered"]', {timeout: 10_000})
+    await page.screenshot({path: `${SHOTS}/dashboard-order-paid.png`, fullPage: true})
+    await page.close()
+  }, 60_000)
+})

@@ -1,0 +1,79 @@
+// The dashboard: server-rendered state, escaped; its buttons (plain form posts) pay an order,
+// settle a refund, resend a callback; cross-site posts and rebound hosts are refused.
+import {randomBytes} from 'node:crypto'
+import {request} from 'node:http'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {endpoints} from '../../src/protocol/endpoints.js'
+import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+
+let t: TestSandbox
+let receiver: Receiver
+beforeAll(async () => {
+  t = await testSandbox()
+  receiver = await callbackReceiver()
+})
+afterAll(async () => {
+  await receiver.close()
+  await t.close()
+  removeDir(t.dataDir)
+})
+
+function page(method: string, body = '', headers: Record<string, string> = {}): Promise<{status: number; text: string; headers: Record<string, unknown>}> {
+  const {port} = new URL(t.sandbox.url)
+  return new Promise((resolve, reject) => {
+    const origin = `http://127.0.0.1:${port}`
+    const base = method === 'POST' ? {'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin'} : {}
+    const req = request({host: '127.0.0.1', port, method, path: '/dashboard', headers: {host: `127.0.0.1:${port}`, ...base, ...headers}}, (res) => {
+      let text = ''
+      res.on('data', (d) => (text += d))
+      res.on('end', () => resolve({status: res.statusCode ?? 0, text, headers: res.headers}))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+const createOrder = async (title: string) =>
+  (await t.send(endpoints.pay, {bizOrderNo: `D${randomBytes(6).toString('hex')}`, title, amount: 250, notifyUrl: receiver.url})).data
+
+describe('dashboard', () => {
+  it('lists an order with its title escaped, and a form post pays it; its callback shows up', async () => {
+    const order = await createOrder('<script>alert(1)</script>')
+    const before = await page('GET')
+    expect(before.status).toBe(200)
+    expect(before.headers['content-security-policy']).toContain("form-action 'self'")
+    expect(before.text).toContain(order.orderNo)
+    expect(before.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
+    expect(before.text).not.toContain('<script>alert(1)')
+    const paid = await page('POST', `action=pay&id=${order.orderNo}`)
+    expect(paid.status).toBe(303)
+    expect((await t.send(endpoints.queryPay, {orderNo: order.orderNo})).data.status).toBe('success')
+    await waitFor(() => receiver.received.some((r) => r.body.includes(order.orderNo)))
+    const after = await page('GET')
+    expect(after.text).toMatch(new RegExp(`pay\\.success<br><code class="hint">[^<]+</code></td><td><code>${receiver.url.replace(/[.]/g, '\\.')}`))
+  })
+
+  it('settles a refund and resends a callback', async () => {
+    const order = await createOrder('Refunded')
+    await page('POST', `action=pay&id=${order.orderNo}`)
+    const refund = (await t.send(endpoints.refund, {bizOrderNo: order.bizOrderNo, amount: 100, bizRefundNo: `R${randomBytes(4).toString('hex')}`})).data
+    expect((await page('POST', `action=refund-fail&id=${refund.refundNo}`)).status).toBe(303)
+    expect((await t.send(endpoints.queryRefund, {refundNo: refund.refundNo})).data.status).toBe('fail')
+    // a second settle is refused with the reason on the page
+    const again = await page('POST', `action=refund-success&id=${refund.refundNo}`)
+    expect(again.status).toBe(409)
+    expect(again.text).toContain('already fail')
+    const id = /data-action="resend" data-id="([^"]+)"/.exec((await page('GET')).text)![1]
+    const count = receiver.received.length
+    expect((await page('POST', `action=resend&id=${encodeURIComponent(id)}`)).status).toBe(303)
+    await waitFor(() => receiver.received.length > count)
+  })
+
+  it('refuses a cross-site post and a rebound host, leaving the order open', async () => {
+    const order = await createOrder('Guarded')
+    const {port} = new URL(t.sandbox.url)
+    expect((await page('POST', `action=pay&id=${order.orderNo}`, {origin: 'https://evil.example', 'sec-fetch-site': 'cross-site'})).status).toBe(403)
+    expect((await page('GET', '', {host: `evil.example:${port}`})).status).toBe(403)
+    expect((await t.send(endpoints.queryPay, {orderNo: order.orderNo})).data.status).not.toBe('success')
+  })
+})
