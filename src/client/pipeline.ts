@@ -98,6 +98,7 @@ export function countTries(error: TransportError, tries: number, startedMs: numb
 function controlCharacters(value: unknown, path: string): {field: string; message: string}[] {
   if (typeof value === 'string') {
     const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
     return /[\u0000-\u001f\u007f]/.test(checked) ? [{field: path, message: 'must not contain control characters'}] : []
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => controlCharacters(item, `${path}[${index}]`))
