@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
-import {waitFor} from '../helpers/sandbox.js'
+import {controlHeaders, runtimeIn, waitFor} from '../helpers/sandbox.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 const README = fileURLToPath(new URL('../../README.md', import.meta.url))
@@ -28,7 +28,8 @@ interface SandboxTransfer {
   submissions: number
   amount: number
 }
-const sandboxTransfers = async (): Promise<SandboxTransfer[]> => (await fetch(`${sandboxUrl}/_sandbox/transfers`)).json() as Promise<SandboxTransfer[]>
+const sandboxTransfers = async (): Promise<SandboxTransfer[]> =>
+  (await fetch(`${sandboxUrl}/_sandbox/transfers`, {headers: controlHeaders(runtimeIn(c.env.XDG_DATA_HOME!))})).json() as Promise<SandboxTransfer[]>
 const journalLines = (file: string) => readFileSync(`${file}.journal`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {type: string; bizTransferNo?: string})
 const csvRows = (file: string) => readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
 
