@@ -11,10 +11,13 @@ afterAll(async () => {
   await c.cleanup()
 })
 
-/** What bash offers after `line` (the last word being completed). */
+/**
+ * What bash offers after `line` (the last word being completed), once each as bash shows it: a
+ * name that is both a command and a topic (`transfer batch`, `transfer batch status`) is listed twice.
+ */
 function complete(functions: string, words: string[]): string[] {
   const script = `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMP_LINE="$*"; _unipay_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}"`
-  return execFileSync('bash', ['-c', script, 'complete', functions, ...words], {encoding: 'utf8'}).split('\n').filter(Boolean)
+  return [...new Set(execFileSync('bash', ['-c', script, 'complete', functions, ...words], {encoding: 'utf8'}).split('\n').filter(Boolean))]
 }
 
 describe('shell completion', () => {

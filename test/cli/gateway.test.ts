@@ -35,7 +35,7 @@ describe('gateway prepay and query gateway', () => {
     const before = await c.run(['query', 'gateway', '--order-no', orderNo])
     expect(before.stdout).toMatch(/^status\twait_pay \(waiting for the payer\)$/m)
     expect(before.stdout).toMatch(/^amount\t1250 \(¥12\.50\)$/m)
-    expect(before.stdout).toMatch(/^fundStatus\tinit$/m)
+    expect(before.stdout).toMatch(/^fundStatus\tinit \(not started\)$/m)
 
     expect(await post(`${h5Url}/pick`, {method: 'walletA_h5'})).toBe(303)
     expect(await post(`${h5Url}/pay`)).toBe(303)
