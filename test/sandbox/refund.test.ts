@@ -30,7 +30,8 @@ describe('refunds', () => {
     const paid = await paidOrder()
     const first = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 30, bizRefundNo: 'A1'})
     expect(first.data).toMatchObject({bizRefundNo: 'A1', status: 'progress'})
-    expect(await order(paid.orderNo)).toMatchObject({refundableBalance: 70, refundStatus: 'refunding'})
+    // the sandbox clock runs 5x: on a loaded machine the first refund may already have settled
+    expect(await order(paid.orderNo)).toMatchObject({refundableBalance: 70, refundStatus: expect.stringMatching(/^(refunding|partial_refund)$/)})
     const second = await t.send(endpoints.refund, {tradeNo: paid.tradeNo, amount: 70, bizRefundNo: 'A2'})
     expect(second.code).toBe(0)
     const third = await t.send(endpoints.refund, {tradeNo: paid.tradeNo, amount: 1, bizRefundNo: 'A3'})
