@@ -27,7 +27,7 @@ export default class SandboxStart extends BaseCommand {
     const {flags} = await this.parse(SandboxStart)
     const settings = {port: flags.port, timeScale: flags['time-scale'], tokenTtlSeconds: flags['token-ttl']}
     if (flags.foreground) {
-      process.exitCode = await runForeground(flags['data-dir'] ?? this.config.dataDir, {...settings, host: flags.host})
+      this.setExitCode(await runForeground(flags['data-dir'] ?? this.config.dataDir, {...settings, host: flags.host}))
       return
     }
     const {runtime, started} = await ensureSandbox(this.config.dataDir, settings, (m) => this.notice(m))
