@@ -49,7 +49,7 @@ describe('walletA transfer confirmation page', () => {
     })
     expect(created.data.status).toBe('processing')
     // a foreign page (another site: localhost, not 127.0.0.1) carrying a copy of the accept form
-    const foreign = createServer((req, res) => {
+    const foreign = createServer((_req, res) => {
       res.writeHead(200, {'content-type': 'text/html; charset=utf-8'})
       res.end(`<!doctype html><form method="POST" action="${created.data.confirmUrl}"><button id="accept" type="submit">Win a prize</button></form>`)
     })
