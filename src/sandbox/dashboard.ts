@@ -48,7 +48,7 @@ form{display:inline}button{padding:6px 10px;margin:2px;border:1px solid #dcdfe6;
 .primary{background:#0052d9;border-color:#0052d9;color:#fff}
 .error{color:#e34d59;font-weight:600}.hint{color:#86909c;font-size:13px}
 details summary{cursor:pointer}
-@media (max-width:640px){th:nth-child(n+4),td:nth-child(n+4){display:none}td.actions{display:table-cell!important}}
+@media (max-width:640px){th:nth-child(4),td:nth-child(4){display:none}}
 `
 
 // Live updates on top of the server-rendered page: fetch the page again and swap its content.

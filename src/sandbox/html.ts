@@ -10,7 +10,10 @@ export function pageHeaders(contentSecurityPolicy: string): Record<string, strin
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the
+    // page's own form posts, and pagePostRefusal (guard.ts) refuses those as cross-origin.
+    // same-origin still sends no referrer (and a null Origin) to any other site.
+    'referrer-policy': 'same-origin',
     'content-security-policy': contentSecurityPolicy,
   }
 }

@@ -1,21 +1,16 @@
 // The dashboard in a real browser: an order created by the CLI appears, is paid from the page,
 // and its callback shows up (live update, no reload); on a phone-sized screen too.
-import {mkdirSync} from 'node:fs'
-import {chromium, type Browser} from 'playwright-core'
+import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {launchBrowser, screenshot} from '../helpers/browser.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
-const SHOTS = 'artifacts/screenshots'
 let browser: Browser
 let c: Cli
 let receiver: Receiver
 beforeAll(async () => {
-  mkdirSync(SHOTS, {recursive: true})
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchBrowser()
   c = cli()
   receiver = await callbackReceiver()
 })
@@ -36,14 +31,14 @@ describe('sandbox dashboard', () => {
     const pay = page.locator(`button[data-action="pay"][data-id="${orderNo}"]`)
     await expect(pay.count()).resolves.toBe(1)
     await expect(page.locator('#orders').textContent()).resolves.toContain('Dashboard <i>tea</i>')
-    await page.screenshot({path: `${SHOTS}/dashboard-order-open.png`, fullPage: true})
+    await screenshot(page, 'dashboard-order-open')
     await pay.click()
     await page.waitForURL(url)
     await expect(page.locator(`#orders tr:has-text("${orderNo}") [data-status]`).getAttribute('data-status')).resolves.toBe('success')
     await waitFor(() => receiver.received.some((r) => r.body.includes(orderNo)))
     // the callback row arrives by the live update, without a reload
     await page.waitForSelector('#callbacks [data-status="delivered"]', {timeout: 10_000})
-    await page.screenshot({path: `${SHOTS}/dashboard-order-paid.png`, fullPage: true})
+    await screenshot(page, 'dashboard-order-paid')
     await page.close()
   }, 60_000)
 })

@@ -1,3 +1,5 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
@@ -39,6 +41,30 @@ describe('walletA transfer confirmation page', () => {
     expect((await t.send(endpoints.queryTransfer, {transferNo: created.data.transferNo})).data.status).toBe('success')
     await waitFor(() => receiver.received.some((r) => JSON.parse(r.body).event === 'transfer.success'))
     await page.close()
+  })
+
+  it('refuses the accept form posted from another site, and the transfer stays processing', async () => {
+    const created = await t.send(endpoints.transfer, {
+      channel: 'walletA', channelMchNo: 'CM1', bizTransferNo: 'BR-2', payeeType: 'openid', payeeAccount: 'oPayee', amount: 500, title: 'x',
+    })
+    expect(created.data.status).toBe('processing')
+    // a foreign page (another site: localhost, not 127.0.0.1) carrying a copy of the accept form
+    const foreign = createServer((_req, res) => {
+      res.writeHead(200, {'content-type': 'text/html; charset=utf-8'})
+      res.end(`<!doctype html><form method="POST" action="${created.data.confirmUrl}"><button id="accept" type="submit">Win a prize</button></form>`)
+    })
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve))
+    try {
+      const page = await browser.newPage()
+      await page.goto(`http://localhost:${(foreign.address() as AddressInfo).port}/`)
+      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#accept')])
+      expect(response.status()).toBe(403)
+      expect(await response.text()).toMatch(/cross-site|cross-origin/)
+      expect((await t.send(endpoints.queryTransfer, {transferNo: created.data.transferNo})).data.status).toBe('processing')
+      await page.close()
+    } finally {
+      await new Promise((resolve) => foreign.close(resolve))
+    }
   })
 
   it('shows a clear error page for an unknown transfer', async () => {
