@@ -230,11 +230,13 @@ export interface CallEndpoint {
   kind: 'create' | 'read' | 'action'
   /** Defaults the server fills before rebuilding the string, so the client must send them. */
   defaults?: Record<string, unknown>
+  /** The fields the endpoint declares (what the client may send), known without loading zod. */
+  fieldNames: readonly string[]
   check(body: Record<string, unknown>): FieldProblem[]
 }
 
 /** The endpoints whose commands load no zod; endpoints.ts adds their zod schemas for the sandbox. */
 export const fastEndpoints = {
-  pay: {path: '/unipay/pay', kind: 'create', check: (body) => checkRules(payRules, body)},
-  queryPay: {path: '/unipay/query/pay-order', kind: 'read', check: (body) => checkRules(queryPayRules, body)},
+  pay: {path: '/unipay/pay', kind: 'create', fieldNames: Object.keys(payRules.shape), check: (body) => checkRules(payRules, body)},
+  queryPay: {path: '/unipay/query/pay-order', kind: 'read', fieldNames: Object.keys(queryPayRules.shape), check: (body) => checkRules(queryPayRules, body)},
 } satisfies Record<string, CallEndpoint>
