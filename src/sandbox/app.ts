@@ -254,7 +254,8 @@ export function createSandboxApp(options: SandboxOptions) {
   }
 
   function signedAnswer(code: number, msg: string, data: unknown, reqId: string): string {
-    const body: Record<string, unknown> = {code, msg, data: data ?? null, resTime: formatGmt8(now()), reqId, traceId: randomUUID()}
+    // resTime on the real clock, like reqTime: clients check an answer's freshness against theirs
+    const body: Record<string, unknown> = {code, msg, data: data ?? null, resTime: formatGmt8(realNow()), reqId, traceId: randomUUID()}
     body.sign = signString(canonicalString(body), platformKey)
     return JSON.stringify(body)
   }
