@@ -85,7 +85,7 @@ export function createSandboxApp(options: SandboxOptions) {
   let clockOffsetMs = store.get<number>('meta', 'clockOffsetMs') ?? 0
   const now = () => new Date(realNow().getTime() + clockOffsetMs)
   const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
-  const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now})
+  const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now, signingNow: realNow})
   const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
   const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const loginKey = createPrivateKey(options.loginPrivateKeyPem)
