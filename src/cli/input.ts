@@ -2,7 +2,7 @@
 // amounts (cents, or yuan converted exactly).
 import {readFileSync} from 'node:fs'
 import {ConfigError, UsageError} from '../errors.js'
-import {declaredFields, type Endpoint} from '../protocol/endpoints.js'
+import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
@@ -42,10 +42,10 @@ const FILLED_BY_CLI = new Set(['mchNo', 'appId', 'reqId', 'nonceStr', 'reqTime',
  * The --data object of a command that wraps an endpoint: every key must be one of the
  * endpoint's fields, since anything else would be signed and sent only to be refused (20052).
  */
-export function readEndpointData(value: string | undefined, endpoint: Endpoint): JsonObject {
+export function readEndpointData(value: string | undefined, endpoint: Pick<CallEndpoint, 'path' | 'fieldNames'>): JsonObject {
   if (value === undefined) return {}
   const data = readJsonData(value)
-  const known = new Set(declaredFields(endpoint))
+  const known = new Set(endpoint.fieldNames)
   const unknown = Object.keys(data).filter((key) => !known.has(key))
   const filled = Object.keys(data).filter((key) => FILLED_BY_CLI.has(key))
   const problems = [

@@ -24,10 +24,15 @@ export interface Endpoint extends CallEndpoint {
   fields: z.ZodObject
 }
 
-/** Each endpoint checks a body with its zod schema, unless it has fast rules of its own. */
-function withChecks<T extends Record<string, Omit<Endpoint, 'check'> & Partial<Pick<Endpoint, 'check'>>>>(catalog: T): {[K in keyof T]: T[K] & Endpoint} {
+/** An endpoint checked by its zod schema, its declared fields those of the schema. */
+function fromSchema(entry: Omit<Endpoint, 'check' | 'fieldNames'>): Endpoint {
+  return {check: (body) => checkFields(entry.fields, body), fieldNames: Object.keys(entry.fields.shape), ...entry}
+}
+
+/** Each endpoint checks a body with its zod schema, unless it has fast rules (and a field list) of its own. */
+function withChecks<T extends Record<string, Omit<Endpoint, 'check' | 'fieldNames'> & Partial<Pick<Endpoint, 'check' | 'fieldNames'>>>>(catalog: T): {[K in keyof T]: T[K] & Endpoint} {
   const out: Record<string, Endpoint> = {}
-  for (const [name, entry] of Object.entries(catalog)) out[name] = {check: (body) => checkFields(entry.fields, body), ...entry}
+  for (const [name, entry] of Object.entries(catalog)) out[name] = fromSchema(entry)
   return out as {[K in keyof T]: T[K] & Endpoint}
 }
 
@@ -74,17 +79,13 @@ export function endpointByPath(path: string): Endpoint | undefined {
   return Object.values(endpoints).find((endpoint) => endpoint.path === path)
 }
 
-const declared = new WeakMap<Endpoint, string[]>()
-
-/** The fields an endpoint's signature covers; asked twice per sandbox request, so kept. */
-export function declaredFields(endpoint: Endpoint): string[] {
-  let fields = declared.get(endpoint)
-  if (!fields) declared.set(endpoint, (fields = Object.keys(endpoint.fields.shape)))
-  return fields
+/** The fields an endpoint declares (the sandbox keeps these once the signature holds). */
+export function declaredFields(endpoint: Endpoint): readonly string[] {
+  return endpoint.fieldNames
 }
 
 /** The catalog entry for a path, or a lenient one (common fields only) for paths not wrapped yet. */
 export function endpointForPath(path: string): Endpoint {
   const fields = z.looseObject({...commonFields})
-  return endpointByPath(path) ?? {path, kind: 'action', fields, check: (body) => checkFields(fields, body)}
+  return endpointByPath(path) ?? fromSchema({path, kind: 'action', fields})
 }

@@ -87,8 +87,8 @@ function list(item: Rule, max: number, tooMany: string): Rule {
   }
 }
 
-/** Absent as the schemas' dropAbsent has it: `null`, and PHP's `[]` for an empty map (protocol-notes section 1). */
-const absent = (value: unknown) => value === undefined || value === null || (Array.isArray(value) && value.length === 0)
+/** Absent as the schemas' dropAbsent has it (protocol-notes section 1): `null` anywhere. */
+const absent = (value: unknown) => value === undefined || value === null
 
 const optional = (rule: Rule): Rule => (value, field, found) => {
   if (!absent(value)) rule(value, field, found)
@@ -100,6 +100,14 @@ function object(shape: Shape): Rule {
   return (value, field, found) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return void found.push({field, message: wrongType('object', value), stops: true})
     checkShape(shape, value as Record<string, unknown>, `${field}.`, found)
+  }
+}
+
+/** An optional object: PHP's `[]` for an empty map is absent too, where an object is expected (and only there). */
+const optionalObject = (shape: Shape): Rule => {
+  const rule = object(shape)
+  return (value, field, found) => {
+    if (!absent(value) && !(Array.isArray(value) && value.length === 0)) rule(value, field, found)
   }
 }
 
@@ -184,8 +192,7 @@ export const payRules: FieldRules = {
     returnUrl: optional(httpUrl(200)),
     attach: optional(text(500)),
     expiredTime: optional(gmt8Time),
-    terminal: optional(
-      object({
+    terminal: optionalObject({
         terminalNo: optional(text(32)),
         storeNo: optional(text(64)),
         operatorId: optional(text(32)),
@@ -194,13 +201,11 @@ export const payRules: FieldRules = {
         longitude: optional(plainNumber),
         latitude: optional(plainNumber),
       }),
-    ),
     allocation: optional(boolean),
   },
   across(body, problems) {
     const method = body.method as string | undefined
     const authCode = body.authCode as string | undefined
-    if ((method === 'walletA_jsapi' || method === 'walletA_mini') && !body.openId) problems.push({field: 'openId', message: `is required for ${method}`})
     if (method?.endsWith('_barcode') && !authCode) problems.push({field: 'authCode', message: `is required for ${method}`})
     if (authCode && (!method || method.endsWith('_barcode'))) {
       const wallet = walletFromBarcode(authCode)
@@ -225,11 +230,13 @@ export interface CallEndpoint {
   kind: 'create' | 'read' | 'action'
   /** Defaults the server fills before rebuilding the string, so the client must send them. */
   defaults?: Record<string, unknown>
+  /** The fields the endpoint declares (what the client may send), known without loading zod. */
+  fieldNames: readonly string[]
   check(body: Record<string, unknown>): FieldProblem[]
 }
 
 /** The endpoints whose commands load no zod; endpoints.ts adds their zod schemas for the sandbox. */
 export const fastEndpoints = {
-  pay: {path: '/unipay/pay', kind: 'create', check: (body) => checkRules(payRules, body)},
-  queryPay: {path: '/unipay/query/pay-order', kind: 'read', check: (body) => checkRules(queryPayRules, body)},
+  pay: {path: '/unipay/pay', kind: 'create', fieldNames: Object.keys(payRules.shape), check: (body) => checkRules(payRules, body)},
+  queryPay: {path: '/unipay/query/pay-order', kind: 'read', fieldNames: Object.keys(queryPayRules.shape), check: (body) => checkRules(queryPayRules, body)},
 } satisfies Record<string, CallEndpoint>

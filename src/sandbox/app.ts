@@ -85,7 +85,7 @@ export function createSandboxApp(options: SandboxOptions) {
   let clockOffsetMs = store.get<number>('meta', 'clockOffsetMs') ?? 0
   const now = () => new Date(realNow().getTime() + clockOffsetMs)
   const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
-  const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now})
+  const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now, signingNow: realNow})
   const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
   const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const loginKey = createPrivateKey(options.loginPrivateKeyPem)
@@ -254,7 +254,8 @@ export function createSandboxApp(options: SandboxOptions) {
   }
 
   function signedAnswer(code: number, msg: string, data: unknown, reqId: string): string {
-    const body: Record<string, unknown> = {code, msg, data: data ?? null, resTime: formatGmt8(now()), reqId, traceId: randomUUID()}
+    // resTime on the real clock, like reqTime: clients check an answer's freshness against theirs
+    const body: Record<string, unknown> = {code, msg, data: data ?? null, resTime: formatGmt8(realNow()), reqId, traceId: randomUUID()}
     body.sign = signString(canonicalString(body), platformKey)
     return JSON.stringify(body)
   }

@@ -36,6 +36,8 @@ export interface NotifierOptions {
   /** Divides every wait (retries, timeouts) so that tests can run the schedule quickly. */
   timeScale: number
   now: () => Date
+  /** The real time, for the times a receiver checks for freshness (resTime, V2 timestamp); the sandbox clock may be moved ahead. */
+  signingNow?: () => Date
 }
 
 export class Notifier {
@@ -73,7 +75,7 @@ export class Notifier {
       code: 0,
       msg: 'success',
       data: flattenToStrings(input.data),
-      resTime: formatGmt8(now()),
+      resTime: formatGmt8((this.options.signingNow ?? now)()),
       reqId: `N${id.replaceAll('-', '')}`,
       event: input.event,
       eventId: id,
@@ -126,7 +128,7 @@ export class Notifier {
 
   /** notify_url with the V2 parameters signed now: a fresh `timestamp`, then the platform signature. */
   private signedV2Url(notifyUrl: string, unsigned: Record<string, string>): string {
-    const params = {...unsigned, timestamp: String(Math.floor(this.options.now().getTime() / 1000))}
+    const params = {...unsigned, timestamp: String(Math.floor((this.options.signingNow ?? this.options.now)().getTime() / 1000))}
     return withParams(notifyUrl, {...params, sign: signRsa(params, this.options.platformKey), sign_type: 'RSA'})
   }
 

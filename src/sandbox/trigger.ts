@@ -29,9 +29,9 @@ const tag = () => `TRG${Date.now().toString(36)}${randomBytes(3).toString('hex')
 
 export function trigger({store, pay, refunds, allocs, transfers}: TriggerDeps, {event, notifyUrl, mchNo, appId}: TriggerInput): Record<string, string> {
   const [kind, outcome] = event.split('.') as [string, string]
-  const paidOrder = (allocation = false) => {
+  const paidOrder = (allocation = false, wallet?: string) => {
     const order = pay.create({mchNo, appId, bizOrderNo: tag(), title: `trigger ${event}`, amount: 100, notifyUrl, allocation} as PayRequest & Record<string, unknown>)
-    return pay.payerPays(order.orderNo, 'success')
+    return pay.payerPays(order.orderNo, 'success', wallet)
   }
   if (kind === 'pay') {
     const order = pay.create({mchNo, appId, bizOrderNo: tag(), title: `trigger ${event}`, amount: 100, notifyUrl} as PayRequest & Record<string, unknown>)
@@ -47,7 +47,8 @@ export function trigger({store, pay, refunds, allocs, transfers}: TriggerDeps, {
     return {orderNo: order.orderNo, refundNo: refund.refundNo, bizRefundNo: refund.bizRefundNo}
   }
   if (kind === 'alloc') {
-    const order = paidOrder(true)
+    // paid with walletB: the channel takes USER_ID receivers only for walletB orders
+    const order = paidOrder(true, 'walletB')
     // the channel refuses receivers whose account ends in the failing suffix
     const accounts = outcome === 'success' ? [tag()] : outcome === 'partial' ? [tag(), `${tag()}${FAILING_RECEIVER_SUFFIX}`] : [`${tag()}${FAILING_RECEIVER_SUFFIX}`]
     for (const account of accounts) allocs.bind({mchNo, receiverType: 'USER_ID', receiverAccount: account})

@@ -2,6 +2,7 @@
 // local sandbox: gateway trades as payments, completing a partial split, the clock.
 import {randomBytes} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
+import {parseGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
@@ -292,6 +293,8 @@ describe('time you can move', () => {
     expect((await clock.json(['query', 'gateway', '--order-no', gateway.body.data.orderNo])).body.data.status).toBe('expired')
     await waitFor(() => late.received.length === 1)
     expect(JSON.parse(late.received[0].body).event).toBe('pay.close')
+    // the moved clock makes things due, but a callback's resTime stays on the real clock, where receivers check it
+    expect(Math.abs(parseGmt8(JSON.parse(late.received[0].body).resTime)!.getTime() - Date.now())).toBeLessThan(300_000)
     await clock.run(['sandbox', 'clock', 'advance', '15s'])
     await waitFor(() => late.received.length === 2)
     expect(late.received[1].body).toBe(late.received[0].body)

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {checkRules, payRules, queryPayRules} from '../../src/protocol/field-rules.js'
+import {endpoints} from '../../src/protocol/endpoints.js'
+import {checkRules, fastEndpoints, payRules, queryPayRules} from '../../src/protocol/field-rules.js'
 import {checkFields, payFields, queryPayFields} from '../../src/protocol/schemas.js'
 
 // The zod-free rules must say exactly what the zod schemas say, problem for problem, so the
@@ -42,5 +43,12 @@ describe('fast field rules agree with the zod schemas', () => {
     const fields = Object.keys(queryPayFields.shape)
     compare(queryPayRules, queryPayFields, base, fields)
     compare(queryPayRules, queryPayFields, {...base, orderNo: 'P1'}, fields)
+  })
+
+  it('declare the same fields as the schemas (what --data may carry, without loading zod)', () => {
+    expect(fastEndpoints.pay.fieldNames).toEqual(Object.keys(payFields.shape))
+    expect(fastEndpoints.queryPay.fieldNames).toEqual(Object.keys(queryPayFields.shape))
+    expect(endpoints.pay.fieldNames).toEqual(Object.keys(payFields.shape))
+    expect(endpoints.queryPay.fieldNames).toEqual(Object.keys(queryPayFields.shape))
   })
 })

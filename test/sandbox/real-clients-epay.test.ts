@@ -8,7 +8,7 @@ import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {epayV2Sign, epayV2Verify, oracleSign} from '../helpers/sdk.js'
-import {removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
 const V2 = '/epay/api/v2/api/pay/'
 let t: TestSandbox
@@ -152,14 +152,14 @@ describe('notifications that stay valid (point 4)', () => {
     expect(sdkAccepts(retry)).toBe(true)
     expect(Number(retry.params.timestamp) - Number(first.params.timestamp)).toBeGreaterThanOrEqual(600)
     const notification = await waitFor(async () => {
-      const list = (await (await fetch(`${t.sandbox.url}/_sandbox/notifications`)).json()) as (Notification & {url: string})[]
+      const list = (await (await fetch(`${t.sandbox.url}/_sandbox/notifications`, {headers: controlHeaders(t.sandbox.runtime)})).json()) as (Notification & {url: string})[]
       return list.find((n) => n.url.includes(tradeNo) && n.state === 'delivered')
     })
     // what the log shows is what was sent last
     expect(new URL(notification.url).searchParams.get('sign')).toBe(retry.params.sign)
 
     offsetMs += 3_600_000
-    await fetch(`${t.sandbox.url}/_sandbox/notifications/${notification.id}/resend`, {method: 'POST'})
+    await fetch(`${t.sandbox.url}/_sandbox/notifications/${notification.id}/resend`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime)})
     await waitFor(() => arrivals.length >= start + 3)
     const resent = arrivals[start + 2]
     expect(sdkAccepts(resent)).toBe(true)

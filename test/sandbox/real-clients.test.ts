@@ -129,17 +129,17 @@ describe('requests as real clients send them', () => {
       const set = await own.post('/_sandbox/merchants/settings', {mchNo: 'M1000000001', allocAmountUnit: 'cents'})
       expect(set.body).toEqual({mchNo: 'M1000000001', allocAmountUnit: 'cents'})
       expect((await own.post('/_sandbox/merchants/settings', {mchNo: 'M1000000001', allocAmountUnit: 'fen'})).status).toBe(400)
-      await own.post('/_sandbox/receivers', {mchNo: 'M1000000001', receiverType: 'MERCHANT_ID', receiverAccount: '1900000109'})
+      await own.post('/_sandbox/receivers', {mchNo: 'M1000000001', receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd'})
       const paid = await own.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'Split', amount: 1000, authCode: '134567890123456789', allocation: true})
       const bizAllocNo = unique('AL')
-      // the SDK's receivers: amount 60 meaning 0.60 yuan
-      const alloc = sdkSigned({...common(), bizAllocNo, tradeNo: paid.data.tradeNo, bizOrderNo: null, title: null, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: null, amount: 60}], attach: null, notifyUrl: null}, pem)
+      // the SDK's receivers: amount 60 meaning 0.60 yuan (a walletA merchant receiver needs its name: spec, alloc receiver item)
+      const alloc = sdkSigned({...common(), bizAllocNo, tradeNo: paid.data.tradeNo, bizOrderNo: null, title: null, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd', amount: 60}], attach: null, notifyUrl: null}, pem)
       expect((await own.post(endpoints.alloc.path, alloc)).body.code).toBe(0)
       expect((await own.send(endpoints.queryPay, {orderNo: paid.data.orderNo})).data.refundableBalance).toBe(940)
       const query = await own.send(endpoints.queryAlloc, {bizAllocNo})
       expect(query.data).toMatchObject({amount: 60, details: [expect.objectContaining({amount: 60})]})
       // yuan amounts are not whole cents: refused, not silently read as cents
-      const yuanBody = sdkSigned({...common(), bizAllocNo: unique('AL'), tradeNo: paid.data.tradeNo, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', amount: 0.6}]}, pem)
+      const yuanBody = sdkSigned({...common(), bizAllocNo: unique('AL'), tradeNo: paid.data.tradeNo, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd', amount: 0.6}]}, pem)
       expect((await own.post(endpoints.alloc.path, yuanBody)).body).toMatchObject({code: 10506, msg: 'receivers[0].amount: must be a whole number'})
     } finally {
       await own.close()

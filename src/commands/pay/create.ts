@@ -6,8 +6,8 @@ import {UsageError} from '../../errors.js'
 import {renderPayBody} from '../../output/paybody.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {endpoints} from '../../protocol/endpoints.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
+import {fastEndpoints} from '../../protocol/field-rules.js'
 import {createPayment} from '../../services/pay.js'
 
 export default class PayCreate extends BaseCommand {
@@ -49,7 +49,7 @@ export default class PayCreate extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(PayCreate)
-    const data = readEndpointData(flags.data, endpoints.pay)
+    const data = readEndpointData(flags.data, fastEndpoints.pay)
     const fields = withFlags(data, {
       bizOrderNo: flags['biz-order-no'],
       title: flags.title,
