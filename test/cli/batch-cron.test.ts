@@ -6,6 +6,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
+import {onTerminal} from '../helpers/pty.js'
 import {controlHeaders, runtimeIn, waitFor} from '../helpers/sandbox.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
@@ -262,6 +263,15 @@ describe('reports', () => {
     await c.run(['transfer', 'batch', file, '--out', out])
     const header = readFileSync(out, 'utf8').split('\n')[0]
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(`write a result CSV (${header.split(',').join(', ')})`)
+  }, 60_000)
+
+  it('--dry-run on a terminal shows the first 50 rows of a long plan and says how to get all of them', async () => {
+    const file = payoutFile(accounts('TERM', 120))
+    const {output, code} = await onTerminal(['transfer', 'batch', file, '--dry-run'], c.env, 120)
+    expect(code).toBe(0)
+    expect(output.split('\n').filter((line) => /^\d+ +BT[0-9a-f]{30} +walletB/.test(line))).toHaveLength(50)
+    expect(output).toContain('... and 70 more rows: --out FILE writes the whole plan')
+    expect(output).toContain('dry run: 120 rows')
   }, 60_000)
 
   it('--dry-run gives the per-row plan, on stdout or with --out, and sends nothing', async () => {

@@ -10,6 +10,9 @@ import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {PLAN_COLUMNS, plannedRows, RESULT_COLUMNS, runBatch, validateBatch, writeCsv, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
 import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
 
+/** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */
+const TERMINAL_PLAN_ROWS = 50
+
 export default class TransferBatch extends BaseCommand {
   static summary = 'Pay many payees from a CSV or JSON-lines file, safely resumable'
   static description = `Columns (CSV header, comma-, semicolon- or tab-separated, or JSON keys): channel, channelMchNo, bizTransferNo, amount (cents) or yuan, payeeType, payeeAccount, payeeName, title, reason, attach, notifyUrl, transferScene; flags give defaults for missing ones. Every row is checked first: any bad row stops the run before anything is sent (exit 2, all bad rows listed by line, header problems once on line 1). Each row's bizTransferNo is fixed before the first send (the column, or derived from the file's content and the row), and a journal (FILE.journal) records every send, so after a kill \`--resume\` finishes the job without paying anyone twice: rows whose outcome was unknown are queried, not resent. Running a finished file again sends nothing and reports its recorded results; a new file in its place starts fresh (the finished journal is kept as FILE.<date>.<sha>.journal). Progress bar on a terminal; one JSON line per row when stdout is piped. --out writes ${RESULT_COLUMNS.join(', ')}. Exit 0 when every row succeeded, 5 when some failed or stayed unknown, 6 when some are still processing (settle them with --wait, or later with \`transfer batch status FILE\`), 4 when the platform stopped answering (nothing more is sent; --resume later), 130/143 when interrupted by SIGINT/SIGTERM (rows in flight finish, --out is written; --resume later).`
@@ -110,13 +113,41 @@ export default class TransferBatch extends BaseCommand {
       await this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
       return
     }
-    const rows: PlannedRow[] = []
-    for await (const row of plannedRows(file, defaults, plan.fileSha256)) rows.push(row)
-    await this.emit({...plan, plan: rows}, () => {
-      this.io.out(renderRows(PLAN_COLUMNS, rows.map((r) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]), this.io.stdoutTty))
-      this.io.out(renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty))
-      this.notice(totals)
-    })
+    const cells = (r: PlannedRow) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]
+    const byChannel = () => renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty)
+    if (this.json) {
+      // one JSON document holds the whole plan; --out streams it for files of any length
+      const rows: PlannedRow[] = []
+      for await (const row of plannedRows(file, defaults, plan.fileSha256)) rows.push(row)
+      return this.emit({...plan, plan: rows}, () => undefined)
+    }
+    if (!this.io.stdoutTty) {
+      // piped: rows stream out in chunks, so memory stays flat however long the file is
+      let chunk: string[][] = []
+      let first = true
+      const flush = () => {
+        const text = renderRows(PLAN_COLUMNS, chunk, false)
+        this.io.out(first ? text : text.slice(text.indexOf('\n') + 1))
+        first = false
+        chunk = []
+      }
+      for await (const row of plannedRows(file, defaults, plan.fileSha256)) {
+        chunk.push(cells(row))
+        if (chunk.length === 1000) flush()
+      }
+      if (chunk.length > 0 || first) flush()
+    } else {
+      // a terminal shows the first rows; the whole plan of a long file belongs in a file
+      const rows: PlannedRow[] = []
+      for await (const row of plannedRows(file, defaults, plan.fileSha256)) {
+        if (rows.length === TERMINAL_PLAN_ROWS) break
+        rows.push(row)
+      }
+      this.io.out(renderRows(PLAN_COLUMNS, rows.map(cells), true))
+      if (plan.rows > rows.length) this.notice(`... and ${plan.rows - rows.length} more rows: --out FILE writes the whole plan`)
+    }
+    this.io.out(byChannel())
+    this.notice(totals)
   }
 
   private async progressBar() {
