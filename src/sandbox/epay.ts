@@ -224,8 +224,9 @@ export function createEpay(deps: EpayDeps) {
   /** V2: RSA only, signed by the merchant key, timestamp within the window, not a replay. */
   function checkV2(params: Params, action: string): StoredMerchant {
     const merchant = merchantOf(params)
-    // The spec makes sign_type required; common clients leave it out (the vectors do): tolerated as RSA.
-    const signType = params.sign_type || 'RSA'
+    // The spec makes sign_type required, and the V2 SDK always sends it
+    const signType = params.sign_type
+    if (!signType) fail(10506, 'sign_type: is required: send sign_type=RSA')
     if (signType.toUpperCase() === 'MD5') {
       fail(10506, `sign_type: V2 refuses MD5: sign with RSA (SHA256withRSA, the merchant private key) and send sign_type=RSA; MD5 is V1, at /epay/api/v1/`)
     }

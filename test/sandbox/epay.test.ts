@@ -206,10 +206,11 @@ describe('V2 (RSA)', () => {
     await expect(queryPay(params.out_trade_no)).resolves.toMatchObject({code: 20041})
   })
 
-  it('tolerates a missing sign_type (common clients leave it out) as RSA', async () => {
+  it('requires sign_type, as the spec does (it is outside the signed string, so the signature alone holds)', async () => {
     const params = order({type: 'web', method: 'walletA'})
-    const {sign_type: _, ...unsigned} = v2(params)
-    expect(verified((await post(`${V2}create`, unsigned)).text)).toMatchObject({code: 0, out_trade_no: params.out_trade_no})
+    const {sign_type: _, ...without} = v2(params)
+    expect(JSON.parse((await post(`${V2}create`, without)).text)).toMatchObject({code: 10506, msg: 'sign_type: is required: send sign_type=RSA'})
+    expect(verified((await post(`${V2}create`, v2(params))).text)).toMatchObject({code: 0, out_trade_no: params.out_trade_no})
   })
 
   it('submit answers 302 to the payer page', async () => {
