@@ -452,4 +452,17 @@ describe('the bad-input campaign', () => {
   it('so does every bad --data, key, API path and text field', async () => {
     await campaign(all.slice(laterSections))
   }, 600_000)
+
+  // A subprocess: Node 20's recursive mkdir never returns under /proc, and in-process that hang
+  // would stop the whole test worker instead of failing this test.
+  it('keys generate --out-dir where no folder can be made (/proc) is exit 2, not a hang', async () => {
+    const own = cli({process: true})
+    try {
+      const result = await own.run(['keys', 'generate', '--out-dir', '/proc/unipay-keys'])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('/proc/unipay-keys: cannot write the key files there: a folder cannot be made there')
+    } finally {
+      await own.cleanup()
+    }
+  }, 30_000)
 })

@@ -1,5 +1,5 @@
 import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {UsageError} from '../../errors.js'
@@ -13,6 +13,14 @@ const WRITE_ERRORS: Record<string, string> = {
   EPERM: 'permission denied',
   EROFS: 'read-only file system',
   ENOSPC: 'no space left',
+  ENOENT: 'a folder cannot be made there',
+}
+
+/** mkdir -p one level at a time: Node 20's recursive mkdir never returns in some folders (/proc). */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return
+  makeDirs(dirname(dir))
+  mkdirSync(dir, {mode: 0o700})
 }
 
 export default class KeysGenerate extends BaseCommand {
@@ -39,7 +47,7 @@ export default class KeysGenerate extends BaseCommand {
     }
     const pair = generateRsaKeyPair()
     try {
-      mkdirSync(dir, {recursive: true, mode: 0o700})
+      makeDirs(dir)
       writeFileSync(privateKeyFile, pair.privateKeyPem, {mode: 0o600})
       chmodSync(privateKeyFile, 0o600) // the mode option only applies to a new file (--force)
       writeFileSync(publicKeyFile, pair.publicKeyPem, {mode: 0o644})
