@@ -95,7 +95,8 @@ describe('listen', () => {
     // the same callback is fine, anything else reaching the app is not
     expect(app.received.length).toBeGreaterThan(0)
     expect(new Set(app.received.map((r) => r.body))).toEqual(new Set([delivered.body]))
-    const [arrival] = jsonLines(l)
+    // listen answers the sandbox before its line reaches our pipe
+    const [arrival] = await waitFor(() => l.lines.length >= 1 && jsonLines(l))
     expect(arrival).toMatchObject({verified: true, forward: {url: app.url, status: 200}, answer: {status: 200, body: 'SUCCESS'}, rawBody: delivered.body})
     expect(await l.stop('SIGTERM')).toBe(0)
   })
