@@ -79,3 +79,10 @@ export function verdict(tally: Tally & Partial<Pick<Summary, 'stopped' | 'notSen
 export function amountNote(summary: Summary): string {
   return `${summary.rows} rows, ${centsToYuan(summary.totalCents)} yuan`
 }
+
+/** The rows that did not succeed, one line each, the first `most` of them. */
+export function failedRowLines(failed: Tally['failed'], more: string, most = 20): string[] {
+  const lines = failed.slice(0, most).map((row) => `  line ${row.line}: ${row.bizTransferNo} ${row.outcome}${row.transferNo ? ` ${row.transferNo}` : ''}${row.code ? ` (${row.code})` : ''}: ${row.message ?? ''}`)
+  if (failed.length > most) lines.push(`  ... and ${failed.length - most} more${more}`)
+  return lines
+}

@@ -1,27 +1,8 @@
-import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
-import {dirname, join, resolve} from 'node:path'
+import {join, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {UsageError} from '../../errors.js'
 import {renderRecord} from '../../output/table.js'
-import {generateRsaKeyPair, keyFingerprint, loadPublicKey} from '../../protocol/keys.js'
-
-const WRITE_ERRORS: Record<string, string> = {
-  EEXIST: 'a file, not a folder, is in the way',
-  ENOTDIR: 'a file, not a folder, is in the way',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left',
-  ENOENT: 'a folder cannot be made there',
-}
-
-/** mkdir -p one level at a time: Node 20's recursive mkdir never returns in some folders (/proc). */
-function makeDirs(dir: string): void {
-  if (existsSync(dir)) return
-  makeDirs(dirname(dir))
-  mkdirSync(dir, {mode: 0o700})
-}
+import {writeKeyPair} from '../../services/keys.js'
 
 export default class KeysGenerate extends BaseCommand {
   static summary = 'Generate a merchant RSA key pair (2048-bit; PKCS#8 private key 0600, SPKI public key)'
@@ -38,30 +19,11 @@ export default class KeysGenerate extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(KeysGenerate)
-    if (!/^[A-Za-z0-9_.-]+$/.test(flags.name)) throw new UsageError('--name: use letters, digits, _ . -')
-    const dir = resolve(flags['out-dir'] ?? join(this.config.configDir, 'keys'))
-    const privateKeyFile = join(dir, `${flags.name}-private.pem`)
-    const publicKeyFile = join(dir, `${flags.name}-public.pem`)
-    if (!flags.force && (existsSync(privateKeyFile) || existsSync(publicKeyFile))) {
-      throw new UsageError(`${privateKeyFile} or its public key exists; pass --force to overwrite`)
-    }
-    const pair = generateRsaKeyPair()
-    try {
-      makeDirs(dir)
-      writeFileSync(privateKeyFile, pair.privateKeyPem, {mode: 0o600})
-      chmodSync(privateKeyFile, 0o600) // the mode option only applies to a new file (--force)
-      writeFileSync(publicKeyFile, pair.publicKeyPem, {mode: 0o644})
-    } catch (error) {
-      const {code, path} = error as NodeJS.ErrnoException
-      if (!code) throw error
-      const why = WRITE_ERRORS[code] ?? code
-      throw new UsageError(`--out-dir ${dir}: cannot write the key files there: ${why}${path && path !== dir ? ` (${path})` : ''}`)
-    }
-    const fingerprint = keyFingerprint(loadPublicKey(pair.publicKeyPem))
-    const result = {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem: pair.publicKeyPem}
+    const result = writeKeyPair(resolve(flags['out-dir'] ?? join(this.config.configDir, 'keys')), flags.name, flags.force)
+    const {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem} = result
     await this.emit(result, () => {
       this.io.out(renderRecord([['private key', privateKeyFile], ['public key', publicKeyFile], ['fingerprint', fingerprint]], this.io.stdoutTty))
-      this.io.out(pair.publicKeyPem.trim())
+      this.io.out(publicKeyPem.trim())
       this.notice(`next: register the public key with the platform, then: unipay profile set privateKeyFile ${privateKeyFile}`)
     })
   }

@@ -1,7 +1,7 @@
 import {relative, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
-import {amountNote, countsLine, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../cli/batch.js'
+import {amountNote, countsLine, failedRowLines, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../cli/batch.js'
 import {UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
@@ -95,10 +95,7 @@ export default class TransferBatch extends BaseCommand {
       this.notice(
         `${amountNote(summary)}: ${countsLine(summary)}` + (summary.previouslyDone ? ` (${summary.previouslyDone} finished by an earlier run)` : '') + `; journal ${summary.journal}`,
       )
-      for (const row of summary.failed.slice(0, 20)) {
-        this.notice(`  line ${row.line}: ${row.bizTransferNo} ${row.outcome}${row.transferNo ? ` ${row.transferNo}` : ''}${row.code ? ` (${row.code})` : ''}: ${row.message ?? ''}`)
-      }
-      if (summary.failed.length > 20) this.notice(`  ... and ${summary.failed.length - 20} more (see ${summary.outFile ?? summary.journal})`)
+      for (const line of failedRowLines(summary.failed, ` (see ${summary.outFile ?? summary.journal})`)) this.notice(line)
     }
     if (note) this.notice(note)
     this.setExitCode(exitCode)

@@ -1,7 +1,7 @@
 import {relative, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../../cli/base.js'
-import {countsLine, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../../cli/batch.js'
+import {countsLine, failedRowLines, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
 import {batchStatus, RESULT_COLUMNS} from '../../../services/batch.js'
 
@@ -44,8 +44,7 @@ export default class TransferBatchStatus extends BaseCommand {
     if (this.json) this.io.out(stringifyJson({ok: exitCode === 0, exitCode, data: tally}, 2))
     else {
       this.notice(`${tally.rows} rows: ${countsLine(tally)}; journal ${tally.journal}${tally.outFile ? `; results ${tally.outFile}` : ''}`)
-      for (const row of tally.failed.slice(0, 20)) this.notice(`  line ${row.line}: ${row.bizTransferNo} ${row.outcome}${row.transferNo ? ` ${row.transferNo}` : ''}${row.code ? ` (${row.code})` : ''}: ${row.message ?? ''}`)
-      if (tally.failed.length > 20) this.notice(`  ... and ${tally.failed.length - 20} more`)
+      for (const line of failedRowLines(tally.failed, '')) this.notice(line)
     }
     if (note) this.notice(note)
     this.setExitCode(exitCode)
