@@ -7,7 +7,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
 import {onTerminal} from '../helpers/pty.js'
-import {controlHeaders, runtimeIn, waitFor} from '../helpers/sandbox.js'
+import {sandboxTransfers, waitFor} from '../helpers/sandbox.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 const README = fileURLToPath(new URL('../../README.md', import.meta.url))
@@ -22,15 +22,6 @@ afterAll(async () => {
   await c.cleanup()
 })
 
-interface SandboxTransfer {
-  transferNo: string
-  bizTransferNo: string
-  status: string
-  submissions: number
-  amount: number
-}
-const sandboxTransfers = async (): Promise<SandboxTransfer[]> =>
-  (await fetch(`${sandboxUrl}/_sandbox/transfers`, {headers: controlHeaders(runtimeIn(c.env.XDG_DATA_HOME!))})).json() as Promise<SandboxTransfer[]>
 const journalLines = (file: string) => readFileSync(`${file}.journal`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {type: string; bizTransferNo?: string})
 const csvRows = (file: string) => readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
 
@@ -86,12 +77,12 @@ describe('running a file again', () => {
   it('sends nothing for a finished file and reports the recorded results; a changed file starts fresh', async () => {
     const file = payoutFile(accounts('AGAIN', 3))
     expect((await c.run(['transfer', 'batch', file, '--wait', '30s'])).code).toBe(0)
-    const before = (await sandboxTransfers()).length
+    const before = (await sandboxTransfers(c)).length
     const again = await c.json(['transfer', 'batch', file])
     expect(again.code).toBe(0)
     expect(again.body).toMatchObject({ok: true, exitCode: 0, data: {rows: 3, previouslyDone: 3, counts: {success: 3}}})
     expect(again.stderr).toContain('nothing to send: all 3 rows were sent by an earlier run')
-    expect((await sandboxTransfers()).length).toBe(before)
+    expect((await sandboxTransfers(c)).length).toBe(before)
   }, 60_000)
 
   it('refuses to resume on another platform address or merchant, naming both', async () => {
@@ -173,7 +164,7 @@ describe('an unreachable platform', () => {
     expect(tried).toBeLessThanOrEqual(8)
     const resumed = await c.run(['transfer', 'batch', file, '--resume', '--concurrency', '8', '--wait', '30s'])
     expect(resumed.code).toBe(0)
-    const mine = (await sandboxTransfers()).filter((t) => journalLines(file).some((l) => l.bizTransferNo === t.bizTransferNo))
+    const mine = (await sandboxTransfers(c)).filter((t) => journalLines(file).some((l) => l.bizTransferNo === t.bizTransferNo))
     expect(mine).toHaveLength(200)
     expect(mine.every((t) => t.submissions === 1)).toBe(true)
   }, 120_000)
@@ -204,7 +195,7 @@ describe('an interrupted batch', () => {
       const resumed = await c.run(['transfer', 'batch', file, '--resume', '--concurrency', '8', '--out', out, '--wait', '30s'])
       expect(resumed.code).toBe(0)
       expect(csvRows(out)).toHaveLength(400)
-      const mine = (await sandboxTransfers()).filter((t) => journalLines(file).some((l) => l.bizTransferNo === t.bizTransferNo))
+      const mine = (await sandboxTransfers(c)).filter((t) => journalLines(file).some((l) => l.bizTransferNo === t.bizTransferNo))
       expect(mine).toHaveLength(400)
       expect(mine.every((t) => t.submissions === 1)).toBe(true)
     }, 120_000)
@@ -276,7 +267,7 @@ describe('reports', () => {
 
   it('--dry-run gives the per-row plan, on stdout or with --out, and sends nothing', async () => {
     const file = payoutFile(accounts('PLAN', 3))
-    const before = (await sandboxTransfers()).length
+    const before = (await sandboxTransfers(c)).length
     const shown = await c.run(['transfer', 'batch', file, '--dry-run'])
     expect(shown.code).toBe(0)
     const lines = shown.stdout.split('\n')
@@ -291,6 +282,6 @@ describe('reports', () => {
     // the plan's keys are the ones the run uses
     await c.run(['transfer', 'batch', file])
     expect(journalLines(file).filter((l) => l.type === 'sending').map((l) => l.bizTransferNo)).toEqual(rows.map((r) => r[1]))
-    expect((await sandboxTransfers()).length).toBe(before + 3)
+    expect((await sandboxTransfers(c)).length).toBe(before + 3)
   }, 60_000)
 })

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
-import {controlHeaders, runtimeIn, waitFor} from '../helpers/sandbox.js'
+import {sandboxTransfers, waitFor, type SandboxTransfer} from '../helpers/sandbox.js'
 
 // Thousands of signed calls: CPU-bound, so on a shared, overloaded machine they need room
 const BATCH_TIMEOUT_MS = 360_000
@@ -19,14 +19,6 @@ afterAll(async () => {
   await c.cleanup()
 })
 
-interface SandboxTransfer {
-  bizTransferNo: string
-  status: string
-  submissions: number
-  amount: number
-}
-const sandboxTransfers = async (url = sandboxUrl, on: Cli = c): Promise<SandboxTransfer[]> =>
-  (await fetch(`${url}/_sandbox/transfers`, {headers: controlHeaders(runtimeIn(on.env.XDG_DATA_HOME!))})).json() as Promise<SandboxTransfer[]>
 const balance = async (on: Cli): Promise<number> => ((await on.json(['sandbox', 'balance'])).body.data as {balance: number}).balance
 
 function payoutFile(name: string, rows: number, prefix: string, on: Cli = c): {file: string; cents: number} {
@@ -88,7 +80,7 @@ describe('transfer', () => {
 
 describe('transfer batch', () => {
   it('refuses a file with bad rows as a whole, listing every bad row by line', async () => {
-    const before = (await sandboxTransfers()).length
+    const before = (await sandboxTransfers(c)).length
     const file = join(c.dir, 'bad.csv')
     writeFileSync(file, 'channel,payeeType,payeeAccount,amount,colour\nwalletB,user_id,2088,100,red\nwalletA,user_id,o1,100,\nwalletB,user_id,,abc,\nwalletD,phone,138,1.5,\n')
     const result = await c.run(['transfer', 'batch', file])
@@ -100,7 +92,7 @@ describe('transfer batch', () => {
     expect(result.stderr).toContain('line 5: amount: "1.5" is not a whole number of cents')
     expect(result.stderr).toContain('problems in')
     expect(existsSync(`${file}.journal`)).toBe(false)
-    expect((await sandboxTransfers()).length).toBe(before)
+    expect((await sandboxTransfers(c)).length).toBe(before)
   })
 
   it('prints the plan for a dry run and sends nothing', async () => {
@@ -120,7 +112,7 @@ describe('transfer batch', () => {
     expect(new Set(lines.map((l) => l.bizTransferNo)).size).toBe(10_000)
     expect(lines.every((l) => l.outcome === 'processing' || l.outcome === 'success')).toBe(true)
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(10_001)
-    const mine = (await sandboxTransfers()).filter((t) => lines.some((l) => l.bizTransferNo === t.bizTransferNo))
+    const mine = (await sandboxTransfers(c)).filter((t) => lines.some((l) => l.bizTransferNo === t.bizTransferNo))
     expect(mine).toHaveLength(10_000)
 
     const mixed = join(c.dir, 'mixed.csv')
@@ -135,10 +127,9 @@ describe('transfer batch', () => {
 // walletA transfer expiring (and refunding) inside its window.
 describe('transfer batch, killed', () => {
   let k: Cli
-  let url = ''
   beforeAll(async () => {
     k = cli()
-    url = (await k.json(['sandbox', 'start', '--time-scale', '10'])).body.data.url
+    expect((await k.json(['sandbox', 'start', '--time-scale', '10'])).code).toBe(0)
   })
   afterAll(async () => {
     await k.cleanup()
@@ -168,7 +159,7 @@ describe('transfer batch, killed', () => {
     const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16', '--wait', '60s'])
     expect(finish.code).toBe(0)
     expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows were finished by an earlier run/)
-    const mine = (await sandboxTransfers(url, k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
+    const mine = (await sandboxTransfers(k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
     const byKey = new Map<string, SandboxTransfer[]>()
     for (const t of mine) byKey.set(t.bizTransferNo, [...(byKey.get(t.bizTransferNo) ?? []), t])
     const {derivedBizTransferNo} = await import('../../src/services/batch.js')

@@ -21,6 +21,20 @@ export const controlHeaders = (runtime: Pick<SandboxRuntime, 'controlSecret'>): 
 /** The runtime file of the sandbox a CLI test started (in the test's private data folder). */
 export const runtimeIn = (dataHome: string): SandboxRuntime => JSON.parse(readFileSync(join(dataHome, 'unipay', 'sandbox', 'runtime.json'), 'utf8'))
 
+export interface SandboxTransfer {
+  transferNo: string
+  bizTransferNo: string
+  status: string
+  submissions: number
+  amount: number
+}
+
+/** Every transfer the sandbox of a CLI test holds (read over the control API, with its secret). */
+export async function sandboxTransfers(on: {env: NodeJS.ProcessEnv}): Promise<SandboxTransfer[]> {
+  const runtime = runtimeIn(on.env.XDG_DATA_HOME!)
+  return (await fetch(`${runtime.url}/_sandbox/transfers`, {headers: controlHeaders(runtime)})).json() as Promise<SandboxTransfer[]>
+}
+
 export interface TestSandbox {
   sandbox: RunningSandbox
   dataDir: string
