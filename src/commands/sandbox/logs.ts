@@ -32,7 +32,7 @@ export default class SandboxLogs extends BaseCommand {
     const recent = entries.filter(shown)
     if (!flags.follow) {
       await this.emit(recent, () => {
-        if (recent.length === 0) this.notice('no requests yet')
+        if (recent.length === 0) this.notice(flags.failed ? 'no failed requests yet' : 'no requests yet')
         for (const entry of recent) this.io.out(formatRequestLine(entry))
       })
       return
