@@ -10,7 +10,7 @@ import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../pro
 import {loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 import {ALLOC_RECEIVER_TYPES, allocFieldsInCents, checkFields, dropAbsent, type AllocRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
 import type {GatewayPrePayRequest, GenerateAuthUrlRequest} from '../protocol/schemas.js'
-import {signString, verifyString} from '../protocol/signature.js'
+import {signStringAsync, verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import {AllocService, allocOrderResult, allocResult, type AllocAmountUnit} from './alloc.js'
 import {AuthSessions} from './auth.js'
@@ -112,24 +112,24 @@ export function createSandboxApp(options: SandboxOptions) {
     switch (rule.fault) {
       case 'latency':
         await new Promise((resolve) => setTimeout(resolve, rule.latencyMs ?? 2000))
-        return send(200, call(path, rawText))
+        return send(200, await call(path, rawText))
       case 'http-500':
         return send(500, '{"error":"injected fault: internal error"}')
       case 'not-json':
         return send(200, '<html><body>502 Bad Gateway (injected fault)</body></html>', 'text/html')
       case 'reset': {
-        const answer = call(path, rawText)
+        const answer = await call(path, rawText)
         res.writeHead(200, {'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer)})
         res.write(answer.slice(0, Math.floor(answer.length / 2)))
         res.destroy()
         return
       }
       case 'timeout':
-        call(path, rawText)
+        await call(path, rawText)
         return // never answered; the client gives up, and closing the server cuts the socket
       case 'unsigned-success':
       case 'bad-signature':
-        return send(200, spoilAnswer(rule.fault, call(path, rawText)))
+        return send(200, spoilAnswer(rule.fault, await call(path, rawText)))
     }
   }
   const epay = createEpay({
@@ -253,14 +253,27 @@ export function createSandboxApp(options: SandboxOptions) {
     return key
   }
 
-  function signedAnswer(code: number, msg: string, data: unknown, reqId: string): string {
+  /** What a call answers, before it is signed (the domain's work, journaled, is done by then). */
+  interface Answer {
+    code: number
+    msg: string
+    data: unknown
+    reqId: string
+  }
+
+  async function signedAnswer({code, msg, data, reqId}: Answer): Promise<string> {
     // resTime on the real clock, like reqTime: clients check an answer's freshness against theirs
     const body: Record<string, unknown> = {code, msg, data: data ?? null, resTime: formatGmt8(realNow()), reqId, traceId: randomUUID()}
-    body.sign = signString(canonicalString(body), platformKey)
+    body.sign = await signStringAsync(canonicalString(body), platformKey)
     return JSON.stringify(body)
   }
 
-  function call(path: string, rawText: string, note?: RequestNote): string {
+  /** Handles a signed call and signs its answer. */
+  function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
+    return signedAnswer(answer(path, rawText, note))
+  }
+
+  function answer(path: string, rawText: string, note?: RequestNote): Answer {
     const route = routes.get(path)!
     let reqId = ''
     try {
@@ -268,7 +281,7 @@ export function createSandboxApp(options: SandboxOptions) {
       try {
         raw = parseJsonObject(rawText)
       } catch (error) {
-        return signedAnswer(10505, `request body is not JSON: ${(error as JsonSyntaxError).message}`, null, '')
+        return {code: 10505, msg: `request body is not JSON: ${(error as JsonSyntaxError).message}`, data: null, reqId: ''}
       }
       if (typeof raw.reqId === 'string') reqId = raw.reqId
       for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
@@ -304,9 +317,9 @@ export function createSandboxApp(options: SandboxOptions) {
       const problems = fields === route.endpoint.fields ? route.endpoint.check(plain) : checkFields(fields, plain)
       if (problems.length > 0) fail(10506, problems.map((p) => `${p.field}: ${p.message}`).join('; '))
       const data = route.handle({body: plain, received: raw, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
-      return signedAnswer(0, 'success', data, reqId)
+      return {code: 0, msg: 'success', data, reqId}
     } catch (error) {
-      if (error instanceof PlatformFailure) return signedAnswer(error.code, error.message, null, reqId)
+      if (error instanceof PlatformFailure) return {code: error.code, msg: error.message, data: null, reqId}
       throw error
     }
   }
@@ -524,7 +537,7 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(404, JSON.stringify({code: 10404, message: `no route ${req.method} ${url.pathname}`, data: null}))
       }
       const fault = faults.take(url.pathname)
-      if (!fault) return send(200, call(url.pathname, rawText, note))
+      if (!fault) return send(200, await call(url.pathname, rawText, note))
       await strike(fault, url.pathname, rawText, res, send)
     } catch (error) {
       if (error instanceof PlatformFailure) {
