@@ -7,7 +7,7 @@ import {endpointUrl, postJson} from './http.js'
 import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
-import {signString} from '../protocol/signature.js'
+import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 
@@ -57,11 +57,12 @@ export function newReqId(now: Date): string {
 }
 
 /** Builds and signs a request: defaults, fields, then the common fields, all validated. */
-export function buildRequest(config: ClientConfig, endpoint: CallEndpoint, fields: Record<string, unknown>): SignedRequest {
+export async function buildRequest(config: ClientConfig, endpoint: CallEndpoint, fields: Record<string, unknown>): Promise<SignedRequest> {
   const body = requestBody(config, endpoint, fields)
   if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
   const text = canonicalString(body)
-  body.sign = signString(text, config.privateKey)
+  // on the thread pool: a batch run keeps sending and verifying while requests are signed
+  body.sign = await signStringAsync(text, config.privateKey)
   return {url: endpointUrl(config.baseUrl, endpoint.path), body, canonicalString: text}
 }
 
@@ -114,7 +115,7 @@ export async function call(
   fields: Record<string, unknown>,
   options: {dryRun?: boolean} = {},
 ): Promise<CallResult> {
-  let request = buildRequest(config, endpoint, fields)
+  let request = await buildRequest(config, endpoint, fields)
   config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}
   const attempts = endpoint.kind === 'read' ? READ_ATTEMPTS : 1
@@ -130,7 +131,7 @@ export async function call(
       if (attempt >= attempts) throw countTries(error, attempt, started)
       config.debug?.(`retrying a read after: ${error.message}`)
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
-      request = buildRequest(config, endpoint, fields)
+      request = await buildRequest(config, endpoint, fields)
     }
   }
 }

@@ -78,7 +78,7 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
     client,
     post,
     async send(endpoint, fields) {
-      const request = buildRequest(client, endpoint, fields)
+      const request = await buildRequest(client, endpoint, fields)
       const answer = await post(endpoint.path, request.body)
       const read = readEnvelope(answer.text, client.platformKey)
       if (read.verified !== true) throw new Error(`answer not verified: ${answer.text}`)

@@ -140,7 +140,7 @@ describe('transfer', () => {
 
   it('applies the per-channel rules (server side too)', async () => {
     const {buildRequest} = await import('../../src/client/pipeline.js')
-    expect(() => buildRequest(t.client, endpoints.transfer, {channel: 'walletA', channelMchNo: 'C', bizTransferNo: 'x', payeeType: 'phone', payeeAccount: '1', amount: 100})).toThrow()
+    await expect(buildRequest(t.client, endpoints.transfer, {channel: 'walletA', channelMchNo: 'C', bizTransferNo: 'x', payeeType: 'phone', payeeAccount: '1', amount: 100})).rejects.toThrow()
     const cases: [Record<string, unknown>, string][] = [
       [{channel: 'walletA', payeeType: 'phone'}, 'payeeType: phone is not taken by walletA'],
       [{channel: 'walletA', payeeType: 'openid', amount: 29, payeeName: 'Li'}, 'payeeName: must be empty for walletA transfers below 0.30 yuan'],
@@ -150,7 +150,7 @@ describe('transfer', () => {
     const {canonicalString} = await import('../../src/protocol/canonical.js')
     const {signString} = await import('../../src/protocol/signature.js')
     for (const [fields, message] of cases) {
-      const base = buildRequest(t.client, endpoints.ping, {}).body
+      const base = (await buildRequest(t.client, endpoints.ping, {})).body
       const body: Record<string, unknown> = {...base, channelMchNo: 'C', bizTransferNo: `R-${Math.random()}`, payeeAccount: 'p', amount: 100, ...fields}
       delete body.sign
       const answer = await t.post('/unipay/transfer', {...body, sign: signString(canonicalString(body), t.client.privateKey!)})

@@ -56,7 +56,7 @@ describe('pay create', () => {
   })
 
   it('rejects an unknown prefix and a method that contradicts the barcode, naming the field', async () => {
-    const request = buildRequest({...t.client}, endpoints.pay, order())
+    const request = await buildRequest({...t.client}, endpoints.pay, order())
     // bypass client-side validation: sign a body the client would refuse
     const bad: Record<string, unknown> = {...request.body, authCode: '994567890123456789'}
     delete bad.sign
@@ -81,7 +81,7 @@ describe('pay create', () => {
 
   it('answers 20012 for an unknown method and 20022 for the reserved card methods', async () => {
     expect((await t.send(endpoints.pay, order({method: 'cardA_card_gateway'}))).code).toBe(20022)
-    const request = buildRequest(t.client, endpoints.pay, order())
+    const request = await buildRequest(t.client, endpoints.pay, order())
     const body: Record<string, unknown> = {...request.body, method: 'walletZ_qr'}
     delete body.sign
     const answer = await t.post('/unipay/pay', {...body, sign: signString(canonicalString(body), t.client.privateKey!)})
@@ -89,7 +89,7 @@ describe('pay create', () => {
   })
 
   it('requires openId for walletA_jsapi', async () => {
-    const request = buildRequest(t.client, endpoints.pay, order())
+    const request = await buildRequest(t.client, endpoints.pay, order())
     const body: Record<string, unknown> = {...request.body, method: 'walletA_jsapi'}
     delete body.sign
     const answer = await t.post('/unipay/pay', {...body, sign: signString(canonicalString(body), t.client.privateKey!)})
@@ -116,7 +116,7 @@ describe('close, sync, query', () => {
 
   it('answers 20041 for an unknown order and 10506 when no reference is given', async () => {
     expect((await t.send(endpoints.queryPay, {orderNo: 'nope'})).code).toBe(20041)
-    const request = buildRequest(t.client, endpoints.ping, {})
+    const request = await buildRequest(t.client, endpoints.ping, {})
     const answer = await t.post('/unipay/query/pay-order', request.body)
     expect(answer.body).toMatchObject({code: 10506, msg: 'orderNo: one of orderNo / bizOrderNo is required'})
   })
@@ -133,7 +133,7 @@ describe('close, sync, query', () => {
 
 describe('request checks', () => {
   it('answers 20052 with the server string to sign when the signature is wrong', async () => {
-    const request = buildRequest(t.client, endpoints.pay, order())
+    const request = await buildRequest(t.client, endpoints.pay, order())
     const answer = await t.post('/unipay/pay', {...request.body, title: 'changed'})
     expect(answer.body.code).toBe(20052)
     expect(answer.body.msg).toContain(`server string to sign: ${request.canonicalString.replace('title=Coffee', 'title=changed')}`)
@@ -146,15 +146,15 @@ describe('request checks', () => {
   })
 
   it('rejects a reused reqId or nonceStr (10409) and a reqTime out of the window (10410)', async () => {
-    const request = buildRequest(t.client, endpoints.ping, {})
+    const request = await buildRequest(t.client, endpoints.ping, {})
     expect((await t.post('/unipay/ping', request.body)).body.code).toBe(0)
     expect((await t.post('/unipay/ping', request.body)).body).toMatchObject({code: 10409})
-    const old = buildRequest({...t.client, now: () => new Date(Date.now() - 400_000)}, endpoints.ping, {})
+    const old = await buildRequest({...t.client, now: () => new Date(Date.now() - 400_000)}, endpoints.ping, {})
     expect((await t.post('/unipay/ping', old.body)).body.code).toBe(10410)
   })
 
   it('rejects an unknown merchant (20023), bad JSON (10505) and unknown routes (404)', async () => {
-    const request = buildRequest({...t.client, mchNo: 'M0'}, endpoints.ping, {})
+    const request = await buildRequest({...t.client, mchNo: 'M0'}, endpoints.ping, {})
     expect((await t.post('/unipay/ping', request.body)).body.code).toBe(20023)
     expect((await t.post('/unipay/ping', '{"mchNo":')).body.code).toBe(10505)
     expect((await t.post('/unipay/nowhere', {})).status).toBe(404)
@@ -162,7 +162,7 @@ describe('request checks', () => {
 
   it('verifies a close over what was sent: without useCancel it is accepted and the default applies', async () => {
     const a = await t.send(endpoints.pay, order({method: 'walletA_qr'}))
-    const request = buildRequest(t.client, endpoints.ping, {})
+    const request = await buildRequest(t.client, endpoints.ping, {})
     const body: Record<string, unknown> = {...request.body, orderNo: a.data.orderNo}
     delete body.sign
     const signed = {...body, sign: signString(canonicalString(body), t.client.privateKey!)}
@@ -175,7 +175,7 @@ describe('request checks', () => {
   })
 
   it('answers ping with its own string to sign', async () => {
-    const request = buildRequest(t.client, endpoints.ping, {})
+    const request = await buildRequest(t.client, endpoints.ping, {})
     const answer = await t.post('/unipay/ping', request.body)
     expect(answer.body.data).toMatchObject({mchNo: t.client.mchNo, appId: t.client.appId, appFromDefault: false, serverSignStr: request.canonicalString})
   })

@@ -143,9 +143,9 @@ describe('management API', () => {
 
   async function testSendAs(client: typeof t.client): Promise<number> {
     const {buildRequest} = await import('../../src/client/pipeline.js')
-    const pay = buildRequest(client, endpoints.pay, {bizOrderNo: 'M2-ORDER', title: 'x', amount: 10, authCode: '134567890123456789'})
+    const pay = await buildRequest(client, endpoints.pay, {bizOrderNo: 'M2-ORDER', title: 'x', amount: 10, authCode: '134567890123456789'})
     await t.post('/unipay/pay', pay.body)
-    const request = buildRequest(client, endpoints.refund, {bizOrderNo: 'M2-ORDER', amount: 5, bizRefundNo: 'M2-SAME-AM'})
+    const request = await buildRequest(client, endpoints.refund, {bizOrderNo: 'M2-ORDER', amount: 5, bizRefundNo: 'M2-SAME-AM'})
     return (await t.post('/unipay/refund', request.body)).body.code
   }
 })
