@@ -3,6 +3,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/global-setup.ts'],
     pool: 'forks',
     // Most test time is waiting (sandbox clocks, HTTP, the browser), not CPU: on a 2-core machine
     // vitest's default of one worker would run the files one after another.

@@ -14,6 +14,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, settings, type Command} from '@oclif/core'
+import {seedSandboxKeys} from './sandbox-keys.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -54,6 +55,7 @@ export function cli(options: CliOptions = {}): Cli {
     XDG_CACHE_HOME: join(dir, 'cache'),
   })
   mkdirSync(join(dir, 'home'))
+  seedSandboxKeys(join(dir, 'data', 'unipay'))
   let config: Promise<Config> | undefined
   const run: Cli['run'] = async (args, runOptions = {}) => {
     const runEnv = {...env, ...runOptions.env}

@@ -11,6 +11,7 @@ import {readEnvelope} from '../../src/protocol/envelope.js'
 import {startSandbox, type RunningSandbox, type StartOptions} from '../../src/sandbox/server.js'
 import {readFileSync} from 'node:fs'
 import {CONTROL_SECRET_HEADER, type SandboxRuntime} from '../../src/protocol/local-sandbox.js'
+import {seedSandboxKeys} from './sandbox-keys.js'
 
 /** What a control call (/_sandbox/*) must carry: the per-start secret and a JSON body. */
 export const controlHeaders = (runtime: Pick<SandboxRuntime, 'controlSecret'>): Record<string, string> => ({
@@ -47,6 +48,7 @@ export interface TestSandbox {
 }
 
 export async function testSandbox(options: Partial<StartOptions> = {}, dataDir = mkdtempSync(join(tmpdir(), 'unipay-sbx-'))): Promise<TestSandbox> {
+  seedSandboxKeys(dataDir)
   const sandbox = await startSandbox({dataDir, port: 0, ...options})
   const {runtime} = sandbox
   const client: ClientConfig = {
