@@ -270,7 +270,7 @@ export function createSandboxApp(options: SandboxOptions) {
 
   /** Handles a signed call and signs its answer. */
   function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
-    return signedAnswer(answer(path, rawText, note))
+    return signedAnswer(store.grouped(() => answer(path, rawText, note)))
   }
 
   function answer(path: string, rawText: string, note?: RequestNote): Answer {
@@ -479,14 +479,15 @@ export function createSandboxApp(options: SandboxOptions) {
       }
       const rawText = await readBody(req)
       note.body = rawText
-      const hosts = ownHosts(options.publicUrl())
+      // only pages and control calls check Host: signed API calls skip parsing the address
+      const hosts = () => ownHosts(options.publicUrl())
       if (req.method === 'POST' && STATE_CHANGING_PAGES.test(url.pathname)) {
-        const refusal = pagePostRefusal(req.headers, hosts)
+        const refusal = pagePostRefusal(req.headers, hosts())
         if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
       }
       if (url.pathname === DASHBOARD_PATH) {
         // reading it from a rebound name would show the orders to another site
-        const refusal = hostRefusal(req.headers, hosts)
+        const refusal = hostRefusal(req.headers, hosts())
         if (refusal) return send(403, `<!doctype html><meta charset="utf-8"><p>${escapeHtml(refusal)}</p>`, 'text/html; charset=utf-8')
         const page = dashboard.handle(req.method ?? 'GET', rawText)
         res.writeHead(page.status, page.headers)
@@ -523,7 +524,7 @@ export function createSandboxApp(options: SandboxOptions) {
         return send(answer.status, JSON.stringify(answer.body))
       }
       if (url.pathname.startsWith('/_sandbox/')) {
-        const refusal = controlRefusal(req.method ?? 'GET', req.headers, options.controlSecret, hosts, rawText !== '')
+        const refusal = controlRefusal(req.method ?? 'GET', req.headers, options.controlSecret, hosts(), rawText !== '')
         if (refusal) return send(403, JSON.stringify({error: refusal}))
         const answer = control(req.method ?? 'GET', url.pathname, rawText, url.searchParams)
         return send(answer.status, JSON.stringify(answer.body))

@@ -10,6 +10,8 @@ type Collection = Map<string, unknown>
 export class Store {
   private readonly collections = new Map<string, Collection>()
   private fd: number | undefined
+  /** Journal lines of the group being run (see grouped). */
+  private pending: string[] | undefined
 
   constructor(
     private readonly file: string,
@@ -74,9 +76,30 @@ export class Store {
     this.collection(collection).delete(key)
   }
 
+  /**
+   * Runs `fn` with its journal entries written together when it returns or throws: one write
+   * per request instead of one per change, still before the request is answered.
+   */
+  grouped<T>(fn: () => T): T {
+    if (this.pending) return fn()
+    const pending: string[] = (this.pending = [])
+    try {
+      return fn()
+    } finally {
+      this.pending = undefined
+      if (pending.length > 0) this.write(pending.join(''))
+    }
+  }
+
   private append(entry: unknown): void {
+    const line = JSON.stringify(entry) + '\n'
+    if (this.pending) this.pending.push(line)
+    else this.write(line)
+  }
+
+  private write(text: string): void {
     if (this.fd === undefined) throw new Error('store is not open')
-    writeSync(this.fd, JSON.stringify(entry) + '\n')
+    writeSync(this.fd, text)
   }
 
   private collection(name: string): Collection {

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {sandboxDir} from '../../src/protocol/local-sandbox.js'
+import {Store} from '../../src/sandbox/store.js'
 import {removeDir, testSandbox} from '../helpers/sandbox.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'unipay-journal-'))
@@ -62,5 +63,33 @@ describe('journal', () => {
     } finally {
       removeDir(dir)
     }
+  })
+})
+
+describe('grouped journal writes', () => {
+  it('writes a group\'s changes together when it ends, also when it fails, and each one alone outside a group', () => {
+    const file = join(dataDir, 'grouped.jsonl')
+    const store = new Store(file).open()
+    const lines = () => readFileSync(file, 'utf8').split('\n').filter(Boolean).length
+    store.put('a', '1', {n: 1})
+    expect(lines()).toBe(1)
+    store.grouped(() => {
+      store.put('a', '2', {n: 2})
+      store.put('a', '3', {n: 3})
+      expect(lines()).toBe(1) // not yet: one write at the end
+    })
+    expect(lines()).toBe(3)
+    expect(() =>
+      store.grouped(() => {
+        store.put('a', '4', {n: 4})
+        throw new Error('refused after a change')
+      }),
+    ).toThrow('refused after a change')
+    // what changed in memory is in the journal too, so a restart sees the same state
+    expect(lines()).toBe(4)
+    store.close()
+    const reopened = new Store(file).open()
+    expect(reopened.values('a')).toEqual([{n: 1}, {n: 2}, {n: 3}, {n: 4}])
+    reopened.close()
   })
 })
