@@ -75,14 +75,15 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
     // one deadline for the whole exchange, connection to last byte
     const timer = setTimeout(() => finish(fail(`no answer within ${timeoutMs / 1000}s`, true)), timeoutMs)
     const outgoing = send(target, {method: request.method, headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
-      const tooBig = fail(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; refused`, true)
-      if (Number(response.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) return finish(tooBig)
+      // made only when needed: an Error captures a stack, which a batch would pay on every answer
+      const tooBig = () => fail(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; refused`, true)
+      if (Number(response.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) return finish(tooBig())
       const chunks: Buffer[] = []
       let size = 0
       response.on('data', (chunk: Buffer) => {
         size += chunk.length
         // counted as it arrives: a missing or false content-length must not let it through
-        if (size > MAX_ANSWER_BYTES) finish(tooBig)
+        if (size > MAX_ANSWER_BYTES) finish(tooBig())
         else chunks.push(chunk)
       })
       response.on('end', () => finish(undefined, {status: response.statusCode ?? 0, raw: Buffer.concat(chunks).toString('utf8'), headers: response.headers}))

@@ -336,12 +336,13 @@ function unwrapped(schema: z.ZodType | undefined): z.ZodType | undefined {
  * empty array where an object is expected are absent, never "is required" or a type error.
  */
 export function dropAbsent(schema: z.ZodType | undefined, value: unknown): unknown {
+  // before looking at the schema: zod's instanceof checks cost a call each, on every field
+  if (value === null || typeof value !== 'object') return value
   const inner = unwrapped(schema)
   if (Array.isArray(value)) {
     const item = inner instanceof z.ZodArray ? (inner.element as z.ZodType) : undefined
     return value.map((entry) => dropAbsent(item, entry))
   }
-  if (value === null || typeof value !== 'object') return value
   const shape = inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : {}
   const out: Record<string, unknown> = {}
   for (const [key, entry] of Object.entries(value)) {
