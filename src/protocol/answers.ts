@@ -14,7 +14,8 @@ export interface NormalPayResult {
   orderId?: Long
   bizOrderNo: string
   orderNo: string
-  tradeNo?: string
+  /** The fund trade number, given at creation: refunds and splits name the payment by it. */
+  tradeNo: string
   /** PayStatusEnum. */
   status: string
   /** QR content, SDK parameters, a link or a form, by payBodyType. */
