@@ -33,8 +33,8 @@ export interface RunResult<T = unknown> {
   result?: T
 }
 
-/** A command's result but a dry run's request (`{dryRun: true, request}`). */
-type Answered<T> = Exclude<T, {dryRun: true}>
+/** A command's result but a dry run's request (`{dryRun: true, request}`) and no result at all (listen, sandbox start --foreground). */
+type Answered<T> = Exclude<T, {dryRun: true} | undefined>
 /** A command's dry-run result. */
 type DryRunOf<T> = Extract<T, {dryRun: true}>
 
@@ -97,6 +97,7 @@ export function cli(options: CliOptions = {}): Cli {
     run,
     async result<T>(args: string[], runOptions?: RunOptions) {
       const value = await resultOf<T>(args, runOptions)
+      if (value === undefined) throw new Error(`${args.join(' ')}: no result`)
       if ((value as {dryRun?: boolean} | null)?.dryRun) throw new Error(`${args.join(' ')}: a dry run, not a result (use dryRun)`)
       return value as Answered<T>
     },
