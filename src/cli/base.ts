@@ -3,10 +3,10 @@
 // code. Nothing is thrown past `catch`, so output is flushed before the process ends.
 import {Command, Flags, Interfaces} from '@oclif/core'
 import type {ManagementConfig} from '../client/management.js'
-import type {CallResult, ClientConfig} from '../client/pipeline.js'
+import type {CallResult, ClientConfig, SignedRequest} from '../client/pipeline.js'
 import {UnipayError, UsageError} from '../errors.js'
 import {processIo, type Io} from '../output/io.js'
-import {stringifyJson, type JsonValue} from '../protocol/json.js'
+import {stringifyJson, toPlain, type JsonValue} from '../protocol/json.js'
 import {resolveProfile, type ResolvedProfile} from '../profiles/resolve.js'
 import {ProfileStore} from '../profiles/store.js'
 
@@ -29,6 +29,15 @@ export const apiFlags = {
 }
 
 export type Flag<T extends Interfaces.FlagInput> = Interfaces.InferredFlags<T>
+
+/**
+ * What a dry run returns: no answer, so no `data`; the request it would have sent, as `--json`
+ * prints it beside `dryRun: true`.
+ */
+export interface DryRun<R = SignedRequest> {
+  dryRun: true
+  request: R
+}
 
 export interface RunContext {
   profile: ResolvedProfile
@@ -136,27 +145,39 @@ export abstract class BaseCommand extends Command {
     if (!(await confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}))) throw new UsageError('not confirmed; nothing was sent')
   }
 
-  /** Prints a result: the JSON document with --json, else what `human` writes. */
-  protected async emit(data: unknown, human: () => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<void> {
+  /** Prints a result: the JSON document with --json, else what `human` writes. Returns the data printed. */
+  protected async emit<T>(data: T, human: () => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<T> {
     if (this.json) this.io.out(stringifyJson({ok: true, data, ...extra}, 2))
     else await human()
+    return data
   }
 
-  /** Prints an API call: the signed request for a dry run, else the verified answer. */
-  protected async emitCall(result: CallResult, human: (data: JsonValue) => void | Promise<void>): Promise<void> {
+  /**
+   * Prints data as the platform sent it (number literals exact) and returns it plain (see
+   * toPlain), typed as the answer `T` the spec describes; no data is null.
+   */
+  protected async emitAnswer<T>(data: JsonValue | undefined, human: () => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<T> {
+    await this.emit(data, human, extra)
+    return (toPlain(data) ?? null) as T
+  }
+
+  /** Prints an API call: the signed request for a dry run, else the verified answer, and returns what it printed. */
+  protected async emitCall<T>(result: CallResult<T>, human: (data: JsonValue) => void | Promise<void>): Promise<T | DryRun> {
     if (!result.response) {
       const {url, body, canonicalString} = result.request
-      if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request: {url, body, canonicalString}}, 2))
+      const request = {url, body, canonicalString}
+      if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request}, 2))
       else {
         this.notice(`dry run: not sent. POST ${url}`)
         this.notice(`string to sign: ${canonicalString}`)
         this.io.out(stringifyJson(body, 2))
       }
-      return
+      return {dryRun: true, request}
     }
-    const {body, verified} = result.response
+    const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key')
     await this.emit(body.data, () => human(body.data ?? null), {response: body})
+    return data
   }
 
   async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {

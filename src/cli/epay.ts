@@ -15,7 +15,7 @@ import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../proto
 import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLETS, scalarFields} from '../protocol/epay-api.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
-import {apiFlags, BaseCommand, profileFlags, type Flag} from './base.js'
+import {apiFlags, BaseCommand, profileFlags, type DryRun, type Flag} from './base.js'
 import {readText} from './input.js'
 
 export const md5KeyFileFlag = Flags.string({
@@ -74,6 +74,20 @@ export function orderInput(flags: Record<string, unknown>) {
   }
 }
 
+/** A request of the module as printed: form parameters, the V1 query's key redacted. */
+export interface EpayShownRequest {
+  method: 'POST'
+  url: string
+  params: Record<string, string>
+  /** Absent for the V1 query, which sends the key instead of a sign. */
+  canonicalString?: string
+}
+
+export type EpayDryRun = DryRun<EpayShownRequest>
+
+/** What `epay v1 submit` and `epay v2 submit` return: where the payer is sent. */
+export type EpaySubmitResult = {location: string; outTradeNo: string; httpStatus: number} | EpayDryRun
+
 export abstract class EpayCommand extends BaseCommand {
   /** The module's settings in force: pid (else mchNo), MD5 key (file > profile), keys, the switches. */
   protected async epayContext(flags: Partial<Flag<typeof apiFlags>> & {'md5-key-file'?: string}): Promise<{profile: ResolvedProfile; config: EpayConfig; swapped: boolean}> {
@@ -95,25 +109,28 @@ export abstract class EpayCommand extends BaseCommand {
     return {profile, config, swapped: profile.settings.epayTypeMethodSwapped === 'true'}
   }
 
-  /** Prints a call: the request for a dry run (secrets redacted), else the answer's data. */
-  protected async emitEpay(result: EpayResult, human: (data: unknown, body: JsonObject) => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<void> {
+  /**
+   * Prints a call: the request for a dry run (secrets redacted), else the answer's data (`T`,
+   * see protocol/answers.ts). Returns what it printed: the data, or the dry run's request.
+   */
+  protected async emitEpay<T>(result: EpayResult, human: (data: unknown, body: JsonObject) => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<T | EpayDryRun> {
     const {url, params, canonicalString} = result.request
     if (!result.response) {
-      const request = {method: 'POST', url, params: shownParams(params), ...(canonicalString === undefined ? {} : {canonicalString})}
+      const request: EpayShownRequest = {method: 'POST', url, params: shownParams(params), ...(canonicalString === undefined ? {} : {canonicalString})}
       if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request, ...extra}, 2))
       else {
         this.notice(`dry run: not sent. POST ${url} (form)`)
         if (canonicalString !== undefined) this.notice(`string to sign: ${canonicalString}`)
         this.io.out(stringifyJson(request.params, 2))
       }
-      return
+      return {dryRun: true, request}
     }
     const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key (timestamp within 300 s)')
     else if (result.request.version === 'v1') this.notice('V1 answers are not signed: nothing to verify')
     if (verified) this.notice('showing only the fields the signature vouches for (the signature does not cover data); --json has the whole answer under response')
     if (typeof extra.outTradeNo === 'string') this.notice(`out_trade_no: ${extra.outTradeNo}`)
-    await this.emit(data, () => human(data ?? null, body), {response: body, ...extra})
+    return this.emitAnswer<T>(data, () => human(data ?? null, body), {response: body, ...extra})
   }
 
   /** An order's data as rows; for a create the payment link and payBody rendered by its type. */
@@ -130,10 +147,10 @@ export abstract class EpayCommand extends BaseCommand {
   }
 
   /** submit: the redirect target on stdout, opened in the browser with --open. */
-  protected async emitRedirect(result: EpayResult & {outTradeNo: string}, open: boolean | undefined): Promise<void> {
-    if (!result.response) return this.emitEpay(result, () => undefined)
+  protected async emitRedirect(result: EpayResult & {outTradeNo: string}, open: boolean | undefined): Promise<EpaySubmitResult> {
+    if (!result.response) return this.emitEpay<never>(result, () => undefined)
     const location = result.response.location ?? ''
-    await this.emit({location, outTradeNo: result.outTradeNo, httpStatus: result.response.httpStatus}, () => {
+    const redirect = await this.emit({location, outTradeNo: result.outTradeNo, httpStatus: result.response.httpStatus}, () => {
       this.notice(`HTTP ${result.response!.httpStatus}: the payer is sent to the payment page (out_trade_no ${result.outTradeNo})`)
       this.io.out(location)
     })
@@ -141,6 +158,7 @@ export abstract class EpayCommand extends BaseCommand {
       const problem = await openUrl(location)
       this.notice(problem ? `could not open the browser (${problem}); open ${location} yourself` : `opened ${location} in the browser`)
     }
+    return redirect
   }
 }
 

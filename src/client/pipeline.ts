@@ -34,7 +34,7 @@ export interface SignedRequest {
   canonicalString: string
 }
 
-export interface CallResult {
+export interface CallResult<T = unknown> {
   request: SignedRequest
   /** Undefined for a dry run. */
   response?: {
@@ -43,6 +43,11 @@ export interface CallResult {
     body: JsonObject
     /** true verified, undefined when verification was switched off. */
     verified?: boolean
+    /**
+     * `body.data` made plain (see toPlain; null when absent), typed as the answer the spec
+     * describes (protocol/answers.ts). Not checked at run time: the signature says who answered.
+     */
+    data: T
   }
 }
 
@@ -109,12 +114,12 @@ function controlCharacters(value: unknown, path: string): {field: string; messag
   return []
 }
 
-export async function call(
+export async function call<T = unknown>(
   config: ClientConfig,
   endpoint: CallEndpoint,
   fields: Record<string, unknown>,
   options: {dryRun?: boolean} = {},
-): Promise<CallResult> {
+): Promise<CallResult<T>> {
   let request = await buildRequest(config, endpoint, fields)
   config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}
@@ -123,7 +128,7 @@ export async function call(
   for (let attempt = 1; ; attempt++) {
     try {
       const response = await send(config, request)
-      return {request, response: verifyResponse(config, request, response)}
+      return {request, response: verifyResponse<T>(config, request, response)}
     } catch (error) {
       // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
       // a body that did not parse; anything that reached a verdict is final.
@@ -144,7 +149,7 @@ async function send(config: ClientConfig, request: SignedRequest): Promise<{stat
   return response
 }
 
-function verifyResponse(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}) {
+function verifyResponse<T>(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}): NonNullable<CallResult<T>['response']> {
   let read
   try {
     read = readEnvelope(response.raw, config.platformKey)
@@ -180,7 +185,7 @@ function verifyResponse(config: ClientConfig, request: SignedRequest, response: 
     }
     throw error
   }
-  return {httpStatus: response.status, raw: response.raw, body, verified}
+  return {httpStatus: response.status, raw: response.raw, body, verified, data: (toPlain(body.data) ?? null) as T}
 }
 
 /**

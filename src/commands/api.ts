@@ -6,6 +6,9 @@ import {UsageError} from '../errors.js'
 import {endpointForPath} from '../protocol/endpoints.js'
 import {stringifyJson} from '../protocol/json.js'
 
+/** Any endpoint's `data`, plain: its shape is the endpoint's, open here; a dry run, the signed request. */
+export type ApiResult = unknown
+
 export default class Api extends BaseCommand {
   static summary = 'Make any signed /unipay/* call, for endpoints and fields not wrapped yet'
   static description =
@@ -26,7 +29,7 @@ export default class Api extends BaseCommand {
     'raw-path': Flags.boolean({description: 'allow a path outside /unipay/ (still under the profile\'s base address)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<ApiResult> {
     const {args, flags} = await this.parse(Api)
     checkApiPath(args.path, flags['raw-path'])
     const fields: Record<string, unknown> = flags.data ? readJsonData(flags.data) : {}
@@ -40,7 +43,7 @@ export default class Api extends BaseCommand {
     }
     const context = await this.context(flags)
     const result = await call(context.client, endpointForPath(args.path), fields, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => this.io.out(stringifyJson(data, 2)))
+    return this.emitCall(result, (data) => this.io.out(stringifyJson(data, 2)))
   }
 }
 

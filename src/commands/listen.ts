@@ -26,6 +26,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
     'platform-public-key': profileFlags['platform-public-key'],
   }
 
+  /** Runs until stopped, each callback a line as it arrives: there is no result document to return. */
   async run(): Promise<void> {
     const {flags} = await this.parse(Listen)
     const forwardTo = flags['forward-to']

@@ -1,7 +1,11 @@
-import {apiFlags, BaseCommand} from '../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../cli/base.js'
 import {renderRecord} from '../output/table.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {ping} from '../services/pay.js'
+import type {PingAnswer} from '../protocol/answers.js'
+
+/** The server's own string to sign beside its view of the caller (PingAnswer); a dry run, the signed request. */
+export type PingResult = PingAnswer | DryRun
 
 export default class Ping extends BaseCommand {
   static summary = 'Check credentials and signing against the platform (POST /unipay/ping)'
@@ -11,11 +15,11 @@ export default class Ping extends BaseCommand {
   static examples = ['<%= config.bin %> ping', '<%= config.bin %> ping --profile production --json']
   static flags = {...apiFlags}
 
-  async run(): Promise<void> {
+  async run(): Promise<PingResult> {
     const {flags} = await this.parse(Ping)
     const context = await this.context(flags)
     const result = await ping(context.client, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => {
+    return this.emitCall(result, (data) => {
       const answer = data as Record<string, unknown>
       const ours = result.request.canonicalString
       const theirs = String(answer.serverSignStr ?? '')

@@ -7,6 +7,9 @@ import {UsageError} from '../errors.js'
 import {renderRecord} from '../output/table.js'
 import {signEpayV1, signEpayV2, signUnipay, type Signed} from '../services/sign.js'
 
+/** The string to sign and its signature (with the rule, for the epay schemes). */
+export type SignResult = Signed
+
 export default class Sign extends BaseCommand {
   static summary = 'Print the string to sign and the signature of any JSON body'
   static description =
@@ -32,7 +35,7 @@ export default class Sign extends BaseCommand {
     'md5-key-form': Flags.string({description: 'epay-v1: append the MD5 key directly (the rule) or as &key=KEY (default: the profile\'s md5KeyAppendForm, else direct)', options: ['direct', 'key-param']}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SignResult> {
     const {flags} = await this.parse(Sign)
     let result: Signed
     if (flags.scheme === 'epay-v1') {
@@ -48,7 +51,7 @@ export default class Sign extends BaseCommand {
     } else {
       result = signUnipay(readJsonData(flags.data), await this.privateKey(flags))
     }
-    await this.emit(result, () => {
+    return this.emit(result, () => {
       if (!this.io.stdoutTty) return this.io.out(`${result.canonicalString}\n${result.signature}`)
       const rows: [string, string][] = [['string to sign', result.canonicalString], ['signature', result.signature]]
       if (result.signType) {

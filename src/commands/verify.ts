@@ -8,8 +8,11 @@ import {SignatureError, UsageError} from '../errors.js'
 import {renderRecord} from '../output/table.js'
 import {parseEasyPayInput} from '../protocol/callback.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
-import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource} from '../services/verify.js'
+import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource, type Outcome} from '../services/verify.js'
 
+
+/** The signature verified: with which key, over which string. A failure is an error (exit 3), its outcome in the error's details. */
+export type VerifyResult = Outcome
 
 export default class Verify extends BaseCommand {
   static summary = 'Check the signature of a response, callback or request, and explain a failure'
@@ -40,7 +43,7 @@ export default class Verify extends BaseCommand {
     profile: profileFlags.profile,
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<VerifyResult> {
     const {flags} = await this.parse(Verify)
     const epay = flags.scheme === 'epay-v1' || flags.scheme === 'epay-v2'
     if (flags['md5-key-file'] && !flags.callback && flags.scheme !== 'epay-v1') throw new UsageError('--md5-key-file goes with --callback or --scheme epay-v1')
@@ -64,7 +67,7 @@ export default class Verify extends BaseCommand {
       ].join('\n')
       throw error
     }
-    await this.emit(outcome, () =>
+    return this.emit(outcome, () =>
       this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty)),
     )
   }

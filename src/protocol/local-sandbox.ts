@@ -23,6 +23,25 @@ export const sandboxPortFile = (dataDir: string) => join(sandboxDir(dataDir), 'p
 export const SANDBOX_FAULTS = ['latency', 'http-500', 'not-json', 'reset', 'timeout', 'unsigned-success', 'bad-signature'] as const
 export type SandboxFault = (typeof SANDBOX_FAULTS)[number]
 
+/** An armed fault, as `/_sandbox/faults` keeps and answers it. */
+export interface FaultRule {
+  fault: SandboxFault
+  /** Requests left to spoil. */
+  remaining: number
+  /** Only requests to this path (default: every /unipay/* path). */
+  path?: string
+  latencyMs?: number
+}
+
+/** An allocation receiver bound on the channel side, as `/_sandbox/receivers` answers it. */
+export interface BoundReceiver {
+  mchNo: string
+  receiverType: string
+  receiverAccount: string
+  receiverName?: string
+  boundAt: string
+}
+
 /** The header carrying the per-start control secret on every `/_sandbox/*` call. */
 export const CONTROL_SECRET_HEADER = 'x-unipay-sandbox-secret'
 

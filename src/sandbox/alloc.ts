@@ -3,6 +3,7 @@
 // until the channel answers per receiver: success, partial or fail, with alloc.* events.
 import {canonicalString} from '../protocol/canonical.js'
 import {yuanToCents} from '../protocol/money.js'
+import type {BoundReceiver} from '../protocol/local-sandbox.js'
 import type {AllocRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8} from '../protocol/time.js'
 import {fail} from './errors.js'
@@ -14,13 +15,6 @@ const SETTLE_AFTER_MS = 1000
 /** Test value: a receiver account ending in this suffix is refused by the channel. */
 export const FAILING_RECEIVER_SUFFIX = '_FAIL'
 
-export interface BoundReceiver {
-  mchNo: string
-  receiverType: string
-  receiverAccount: string
-  receiverName?: string
-  boundAt: string
-}
 
 export interface AllocDetail {
   receiverType: string

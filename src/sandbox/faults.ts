@@ -2,19 +2,9 @@
 // real network and platform do on a bad day, so that the CLI's answers to each can be tested.
 // Faults before processing: http-500, not-json. After processing (the call took effect, its
 // answer is lost or spoiled): reset, timeout, unsigned-success, bad-signature. latency delays.
-import {SANDBOX_FAULTS, type SandboxFault} from '../protocol/local-sandbox.js'
+import {SANDBOX_FAULTS, type FaultRule} from '../protocol/local-sandbox.js'
 
 export const FAULTS = SANDBOX_FAULTS
-export type Fault = SandboxFault
-
-export interface FaultRule {
-  fault: Fault
-  /** Requests left to spoil. */
-  remaining: number
-  /** Only requests to this path (default: every /unipay/* path). */
-  path?: string
-  latencyMs?: number
-}
 
 export class Faults {
   private rules: FaultRule[] = []

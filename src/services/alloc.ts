@@ -3,6 +3,7 @@
 // platforms that take cents (profile switch).
 import {readFileSync} from 'node:fs'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import type {AllocOrderAnswer, AllocResult, SyncAnswer} from '../protocol/answers.js'
 import {UsageError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
@@ -61,7 +62,7 @@ export interface AllocInput {
   receivers: ReceiverInput[]
 }
 
-export async function createAlloc(client: ClientConfig, input: AllocInput, unit: 'yuan' | 'cents', options: CallOptions = {}): Promise<CallResult> {
+export async function createAlloc(client: ClientConfig, input: AllocInput, unit: 'yuan' | 'cents', options: CallOptions = {}): Promise<CallResult<AllocResult>> {
   const receivers = input.receivers.map((r, i) => {
     let cents: number
     try {
@@ -74,13 +75,13 @@ export async function createAlloc(client: ClientConfig, input: AllocInput, unit:
     return {...r, amount: unit === 'cents' ? cents : cents / 100}
   })
   const bizAllocNo = input.bizAllocNo ?? generateBusinessNo('AL')
-  return outcomeUnknownHint(call(client, endpoints.alloc, {...input, receivers, bizAllocNo}, options), 'bizAllocNo', bizAllocNo, 'query alloc --biz-alloc-no')
+  return outcomeUnknownHint(call<AllocResult>(client, endpoints.alloc, {...input, receivers, bizAllocNo}, options), 'bizAllocNo', bizAllocNo, 'query alloc --biz-alloc-no')
 }
 
-export async function queryAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult> {
+export async function queryAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult<AllocOrderAnswer>> {
   return call(client, endpoints.queryAlloc, ref, options)
 }
 
-export async function syncAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult> {
+export async function syncAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult<SyncAnswer>> {
   return call(client, endpoints.syncAlloc, ref, options)
 }

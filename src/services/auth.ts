@@ -1,11 +1,12 @@
 // Channel authorization: the signed generate-auth-url, and the unsigned code exchange (`auth`
 // returns the AuthResult; `auth-and-set` keeps the openId in the platform session instead).
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import type {AuthUrlAnswer} from '../protocol/answers.js'
 import {unsignedCall, type UnsignedResult} from '../client/unsigned.js'
 import {endpoints, unsignedEndpoints} from '../protocol/endpoints.js'
 import type {CallOptions} from './pay.js'
 
-export async function generateAuthUrl(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
+export async function generateAuthUrl(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<AuthUrlAnswer>> {
   return call(client, endpoints.generateAuthUrl, fields, options)
 }
 

@@ -2,6 +2,7 @@
 // user leaves them out, so that every create carries its idempotency key.
 import {randomBytes} from 'node:crypto'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import type {NormalPayOrderResult, NormalPayResult, PingAnswer, SyncAnswer} from '../protocol/answers.js'
 import {SignatureError, TransportError} from '../errors.js'
 import {fastEndpoints} from '../protocol/field-rules.js'
 import {compactGmt8} from '../protocol/time.js'
@@ -39,9 +40,9 @@ export async function outcomeUnknownHint<T>(create: Promise<T>, key: string, val
   }
 }
 
-export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
+export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<NormalPayResult>> {
   const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('P')
-  return outcomeUnknownHint(call(client, fastEndpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
+  return outcomeUnknownHint(call<NormalPayResult>(client, fastEndpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
 }
 
 export async function closePayment(
@@ -49,7 +50,7 @@ export async function closePayment(
   ref: {orderNo?: string; bizOrderNo?: string},
   useCancel: boolean,
   options: CallOptions = {},
-): Promise<CallResult> {
+): Promise<CallResult<null>> {
   return call(client, (await catalog()).close, {...ref, useCancel}, options)
 }
 
@@ -57,14 +58,14 @@ export async function syncPayment(
   client: ClientConfig,
   ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string},
   options: CallOptions = {},
-): Promise<CallResult> {
+): Promise<CallResult<SyncAnswer>> {
   return call(client, (await catalog()).syncPay, ref, options)
 }
 
-export async function queryPayment(client: ClientConfig, ref: {orderNo?: string; bizOrderNo?: string}, options: CallOptions = {}): Promise<CallResult> {
+export async function queryPayment(client: ClientConfig, ref: {orderNo?: string; bizOrderNo?: string}, options: CallOptions = {}): Promise<CallResult<NormalPayOrderResult>> {
   return call(client, fastEndpoints.queryPay, ref, options)
 }
 
-export async function ping(client: ClientConfig, options: CallOptions = {}): Promise<CallResult> {
+export async function ping(client: ClientConfig, options: CallOptions = {}): Promise<CallResult<PingAnswer>> {
   return call(client, (await catalog()).ping, {}, options)
 }

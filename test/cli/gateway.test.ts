@@ -1,6 +1,7 @@
 import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {AuthUrlResult} from '../../src/commands/auth/url.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {waitFor} from '../helpers/sandbox.js'
 
@@ -160,7 +161,7 @@ describe('auth url and auth exchange', () => {
   })
 
   it('keeps the openId with --set, and answers not_exist for an unknown queryCode', async () => {
-    const {queryCode, authUrl} = (await c.json(['auth', 'url'])).body.data
+    const {queryCode, authUrl} = await c.result<AuthUrlResult>(['auth', 'url'])
     const early = await c.json(['auth', 'exchange', '--auth-code', 'x', '--query-code', queryCode, '--set'])
     expect(early.code).toBe(1)
     expect(early.body.error).toMatchObject({kind: 'platform', code: 20080})

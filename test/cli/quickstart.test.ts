@@ -1,6 +1,11 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {PayCreateResult} from '../../src/commands/pay/create.js'
+import type {PaySyncResult} from '../../src/commands/pay/sync.js'
+import type {QueryPayResult} from '../../src/commands/query/pay.js'
+import type {SandboxStatusResult} from '../../src/commands/sandbox/status.js'
+import type {NormalPayOrderResult} from '../../src/protocol/answers.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import {loadPublicKey} from '../../src/protocol/keys.js'
 import {cli, type Cli} from '../helpers/cli.js'
@@ -16,6 +21,13 @@ afterAll(async () => {
   await receiver.close()
   await c.cleanup()
 })
+
+/** The status of the local sandbox, which must be running. */
+async function running() {
+  const status = await c.result<SandboxStatusResult>(['sandbox', 'status'])
+  if (!status.running) throw new Error('the local sandbox is not running')
+  return status
+}
 
 describe('the quick start against the local sandbox', () => {
   it('creates a payment with no configuration: a verified order table and the QR content', async () => {
@@ -37,8 +49,7 @@ describe('the quick start against the local sandbox', () => {
     expect(created.body.response.sign).toBeTruthy()
     const {bizOrderNo, orderNo} = created.body.data
 
-    const before = await c.json(['query', 'pay', '--biz-order-no', bizOrderNo])
-    expect(before.body.data).toMatchObject({orderNo, status: 'progress', amount: 1250, title: '咖啡'})
+    expect(await c.result<QueryPayResult>(['query', 'pay', '--biz-order-no', bizOrderNo])).toMatchObject({orderNo, status: 'progress', amount: 1250, title: '咖啡'})
 
     const paid = await c.run(['sandbox', 'pay', orderNo])
     expect(paid.code).toBe(0)
@@ -48,9 +59,9 @@ describe('the quick start against the local sandbox', () => {
 
     await waitFor(() => receiver.received.length > 0)
     const callback = receiver.received[0].body
-    const status = await c.json(['sandbox', 'status'])
-    expect(status.body.data).toMatchObject({running: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), pid: expect.any(Number)})
-    const platformKey = loadPublicKey(status.body.data.platformPublicKey)
+    const status = await running()
+    expect(status).toMatchObject({url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), pid: expect.any(Number)})
+    const platformKey = loadPublicKey(status.platformPublicKey)
     expect(readEnvelope(callback, platformKey).verified).toBe(true)
     expect(JSON.parse(callback)).toMatchObject({event: 'pay.success', data: {orderNo, status: 'success', amount: '1250'}})
 
@@ -65,14 +76,12 @@ describe('the quick start against the local sandbox', () => {
   })
 
   it('closes and cancels, and says why a final order cannot be closed', async () => {
-    const created = await c.json(['pay', 'create', '--title', 'T', '--amount', '1', '--method', 'walletA_qr'])
-    const {bizOrderNo} = created.body.data
+    const {bizOrderNo} = await c.result<PayCreateResult>(['pay', 'create', '--title', 'T', '--amount', '1', '--method', 'walletA_qr'])
     expect((await c.run(['pay', 'close', '--biz-order-no', bizOrderNo, '--cancel'])).code).toBe(0)
     const again = await c.run(['pay', 'close', '--biz-order-no', bizOrderNo])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/platform error 20044: order \S+ is cancel/)
-    const sync = await c.json(['pay', 'sync', '--biz-order-no', bizOrderNo])
-    expect(sync.body.data).toEqual({orderStatus: 'cancel', adjust: false})
+    expect(await c.result<PaySyncResult>(['pay', 'sync', '--biz-order-no', bizOrderNo])).toEqual({orderStatus: 'cancel', adjust: false})
   })
 
   it('renders each payBody type', async () => {
@@ -94,25 +103,23 @@ describe('the quick start against the local sandbox', () => {
   })
 
   it('makes a raw signed call with api', async () => {
-    const created = await c.json(['pay', 'create', '--title', 'T', '--amount', '5'])
-    const raw = await c.json(['api', '/unipay/query/pay-order', '-f', `bizOrderNo=${created.body.data.bizOrderNo}`])
-    expect(raw.code).toBe(0)
-    expect(raw.body.data).toMatchObject({amount: 5, bizOrderNo: created.body.data.bizOrderNo})
+    const {bizOrderNo} = await c.result<PayCreateResult>(['pay', 'create', '--title', 'T', '--amount', '5'])
+    // an open endpoint: the caller knows what it answers
+    expect(await c.result<NormalPayOrderResult>(['api', '/unipay/query/pay-order', '-f', `bizOrderNo=${bizOrderNo}`])).toMatchObject({amount: 5, bizOrderNo})
   })
 
   it('prints the signed request for a dry run and sends nothing', async () => {
-    const dry = await c.json(['pay', 'create', '--title', 'Dry', '--amount', '7', '--biz-order-no', 'DRY-1', '--dry-run'])
-    expect(dry.code).toBe(0)
-    expect(dry.body.request.body).toMatchObject({bizOrderNo: 'DRY-1', amount: 7, sign: expect.any(String)})
-    expect(dry.body.request.canonicalString).toContain('bizOrderNo=DRY-1')
+    const {request} = await c.dryRun<PayCreateResult>(['pay', 'create', '--title', 'Dry', '--amount', '7', '--biz-order-no', 'DRY-1'])
+    expect(request.body).toMatchObject({bizOrderNo: 'DRY-1', amount: 7, sign: expect.any(String)})
+    expect(request.canonicalString).toContain('bizOrderNo=DRY-1')
     const query = await c.run(['query', 'pay', '--biz-order-no', 'DRY-1'])
     expect(query.code).toBe(1)
     expect(query.stderr).toContain('platform error 20041')
   })
 
   it('keeps orders when the sandbox is killed, and restarts it on demand', async () => {
-    const created = await c.json(['pay', 'create', '--title', 'Kill', '--amount', '3'])
-    const {pid} = (await c.json(['sandbox', 'status'])).body.data
+    const {bizOrderNo} = await c.result<PayCreateResult>(['pay', 'create', '--title', 'Kill', '--amount', '3'])
+    const {pid} = await running()
     process.kill(pid, 'SIGKILL')
     await waitFor(() => {
       try {
@@ -122,15 +129,15 @@ describe('the quick start against the local sandbox', () => {
         return true
       }
     })
-    const query = await c.run(['query', 'pay', '--biz-order-no', created.body.data.bizOrderNo])
+    const query = await c.run(['query', 'pay', '--biz-order-no', bizOrderNo])
     expect(query.code).toBe(0)
     expect(query.stderr).toMatch(/starting the local sandbox/)
-    expect((await c.json(['sandbox', 'status'])).body.data.pid).not.toBe(pid)
+    expect((await running()).pid).not.toBe(pid)
   })
 
   it('stops the sandbox and reports it stopped', async () => {
     expect((await c.run(['sandbox', 'stop'])).code).toBe(0)
-    expect((await c.json(['sandbox', 'status'])).body.data).toMatchObject({running: false})
+    expect(await c.result<SandboxStatusResult>(['sandbox', 'status'])).toMatchObject({running: false})
     expect(existsSync(join(c.dir, 'data', 'unipay', 'sandbox', 'runtime.json'))).toBe(false)
   })
 })

@@ -1,6 +1,16 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {KeysGenerateResult} from '../../src/commands/keys/generate.js'
+import type {PayCreateResult} from '../../src/commands/pay/create.js'
+import type {QueryPayResult} from '../../src/commands/query/pay.js'
+import type {QueryRefundResult} from '../../src/commands/query/refund.js'
+import type {RefundCreateResult} from '../../src/commands/refund/create.js'
+import type {RefundSyncResult} from '../../src/commands/refund/sync.js'
+import type {RefundsGetResult} from '../../src/commands/refunds/get.js'
+import type {RefundsListResult} from '../../src/commands/refunds/list.js'
+import type {SandboxStartResult} from '../../src/commands/sandbox/start.js'
+import type {SandboxStatusResult} from '../../src/commands/sandbox/status.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
@@ -11,20 +21,20 @@ beforeAll(async () => {
   c = cli()
   receiver = await callbackReceiver()
   // Refunds settle 20x faster; sessions last 4 s so that expiry can be seen.
-  sandboxUrl = (await c.json(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '4'])).body.data.url
+  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '4'])).url
 })
 afterAll(async () => {
   await receiver.close()
   await c.cleanup()
 })
 
-async function paidOrder(amount: number): Promise<{bizOrderNo: string; orderNo: string; tradeNo: string}> {
-  const created = await c.json(['pay', 'create', '--title', 'Refundable', '--amount', String(amount), '--auth-code', '134567890123456789', '--notify-url', receiver.url])
-  expect(created.body.data.status).toBe('success')
-  return created.body.data
+async function paidOrder(amount: number) {
+  const created = await c.result<PayCreateResult>(['pay', 'create', '--title', 'Refundable', '--amount', String(amount), '--auth-code', '134567890123456789', '--notify-url', receiver.url])
+  expect(created.status).toBe('success')
+  return created
 }
 
-const balance = async (bizOrderNo: string) => (await c.json(['query', 'pay', '--biz-order-no', bizOrderNo])).body.data
+const balance = async (bizOrderNo: string) => await c.result<QueryPayResult>(['query', 'pay', '--biz-order-no', bizOrderNo])
 
 describe('refund flows', () => {
   it('takes 30 and 70 of 100, refuses a third clearly, and the order ends refunded with balance 0', async () => {
@@ -33,23 +43,21 @@ describe('refund flows', () => {
     expect(first.code).toBe(0)
     expect(first.stderr).toMatch(/^bizRefundNo: RF\d{14}[0-9A-F]{8}$/m)
     expect(first.stdout).toMatch(/^status\tprogress \(in progress\)$/m)
-    const second = await c.json(['refund', 'create', '--trade-no', order.tradeNo, '--yuan', '0.70', '--biz-refund-no', `${order.bizOrderNo}-2`])
-    expect(second.body.data).toMatchObject({bizRefundNo: `${order.bizOrderNo}-2`, status: 'progress'})
+    const second = await c.result<RefundCreateResult>(['refund', 'create', '--trade-no', order.tradeNo, '--yuan', '0.70', '--biz-refund-no', `${order.bizOrderNo}-2`])
+    expect(second).toMatchObject({bizRefundNo: `${order.bizOrderNo}-2`, status: 'progress'})
     const third = await c.run(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '1'])
     expect(third.code).toBe(1)
     expect(third.stderr).toContain('platform error 20060: refund amount 1 is over the refundable balance 0')
     await waitFor(async () => (await balance(order.bizOrderNo)).refundStatus === 'refunded')
     expect(await balance(order.bizOrderNo)).toMatchObject({refundableBalance: 0, refundStatus: 'refunded'})
-    const queried = await c.json(['query', 'refund', '--biz-refund-no', `${order.bizOrderNo}-2`])
-    expect(queried.body.data).toMatchObject({status: 'success', amount: 70, orderAmount: 100, bizOrderNo: order.bizOrderNo})
-    const synced = await c.json(['refund', 'sync', '--refund-no', queried.body.data.refundNo])
-    expect(synced.body.data).toEqual({orderStatus: 'success', adjust: false})
+    const queried = await c.result<QueryRefundResult>(['query', 'refund', '--biz-refund-no', `${order.bizOrderNo}-2`])
+    expect(queried).toMatchObject({status: 'success', amount: 70, orderAmount: 100, bizOrderNo: order.bizOrderNo})
+    expect(await c.result<RefundSyncResult>(['refund', 'sync', '--refund-no', queried.refundNo])).toEqual({orderStatus: 'success', adjust: false})
   })
 
   it('gives a failed refund back to the balance and sends refund.fail', async () => {
     const order = await paidOrder(50)
-    const slow = await c.json(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '50', '--reason', 'test:slow', '--biz-refund-no', `${order.bizOrderNo}-F`])
-    expect(slow.code).toBe(0)
+    await c.result<RefundCreateResult>(['refund', 'create', '--biz-order-no', order.bizOrderNo, '--amount', '50', '--reason', 'test:slow', '--biz-refund-no', `${order.bizOrderNo}-F`])
     expect(await balance(order.bizOrderNo)).toMatchObject({refundableBalance: 0, refundStatus: 'refunding'})
     const settled = await c.run(['sandbox', 'refund', 'settle', `${order.bizOrderNo}-F`, '--fail'])
     expect(settled.code).toBe(0)
@@ -83,21 +91,20 @@ describe('refund lookups for support staff', () => {
 
   it('lists exactly the matching refunds of its own merchant, walks pages, and notices an expired session', async () => {
     // another merchant with a refund of its own, which must never appear
-    const keys = await c.json(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'm2'])
-    expect((await c.run(['sandbox', 'merchants', 'add', 'M2000000002', '--public-key-file', keys.body.data.publicKeyFile])).code).toBe(0)
+    const keys = await c.result<KeysGenerateResult>(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'm2'])
+    expect((await c.run(['sandbox', 'merchants', 'add', 'M2000000002', '--public-key-file', keys.publicKeyFile])).code).toBe(0)
     expect(
-      (await c.run(['profile', 'add', 'm2', '--base-url', sandboxUrl, '--mch-no', 'M2000000002', '--private-key-file', keys.body.data.privateKeyFile, '--platform-public-key-file', join(c.dir, 'platform.pem')]))
+      (await c.run(['profile', 'add', 'm2', '--base-url', sandboxUrl, '--mch-no', 'M2000000002', '--private-key-file', keys.privateKeyFile, '--platform-public-key-file', join(c.dir, 'platform.pem')]))
         .code,
     ).toBe(2) // no platform key file yet: refused when added
-    const status = await c.json(['sandbox', 'status'])
-    writeFileSync(join(c.dir, 'platform.pem'), status.body.data.platformPublicKey)
+    const status = await c.result<SandboxStatusResult>(['sandbox', 'status'])
+    writeFileSync(join(c.dir, 'platform.pem'), status.running ? status.platformPublicKey : '')
     expect(
-      (await c.run(['profile', 'add', 'm2', '--base-url', sandboxUrl, '--mch-no', 'M2000000002', '--private-key-file', keys.body.data.privateKeyFile, '--platform-public-key-file', join(c.dir, 'platform.pem')]))
+      (await c.run(['profile', 'add', 'm2', '--base-url', sandboxUrl, '--mch-no', 'M2000000002', '--private-key-file', keys.privateKeyFile, '--platform-public-key-file', join(c.dir, 'platform.pem')]))
         .code,
     ).toBe(0)
-    const other = await c.json(['pay', 'create', '--profile', 'm2', '--title', 'Other', '--amount', '10', '--auth-code', '134567890123456789'])
-    expect(other.code).toBe(0)
-    expect((await c.run(['refund', 'create', '--profile', 'm2', '--biz-order-no', other.body.data.bizOrderNo, '--amount', '10'])).code).toBe(0)
+    const other = await c.result<PayCreateResult>(['pay', 'create', '--profile', 'm2', '--title', 'Other', '--amount', '10', '--auth-code', '134567890123456789'])
+    expect((await c.run(['refund', 'create', '--profile', 'm2', '--biz-order-no', other.bizOrderNo, '--amount', '10'])).code).toBe(0)
 
     expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
     const wrong = await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'nope\n'})
@@ -106,22 +113,18 @@ describe('refund lookups for support staff', () => {
     expect(login.code).toBe(0)
     expect(login.stdout + login.stderr).not.toMatch(/[0-9a-f]{48}/)
 
-    await waitFor(async () => (await c.json(['refunds', 'list', '--status', 'progress'])).body.data.length === 0)
-    const all = await c.json(['refunds', 'list', '--all', '--size', '100'])
-    expect(all.body.data.length).toBeGreaterThanOrEqual(3)
-    expect(all.body.data.every((r: {mchNo: string}) => r.mchNo === 'M1000000001')).toBe(true)
-    const success = await c.json(['refunds', 'list', '--status', 'success', '--size', '100'])
-    expect(success.body.data.map((r: {id: number}) => r.id).sort()).toEqual(
-      all.body.data.filter((r: {status: string}) => r.status === 'success').map((r: {id: number}) => r.id).sort(),
-    )
-    const walked = await c.json(['refunds', 'list', '--all', '--size', '1'])
-    expect(walked.body.data.map((r: {id: number}) => r.id)).toEqual(all.body.data.map((r: {id: number}) => r.id))
-    const limited = await c.json(['refunds', 'list', '--all', '--size', '1', '--limit', '2'])
-    expect(limited.body.data).toHaveLength(2)
+    await waitFor(async () => (await c.result<RefundsListResult>(['refunds', 'list', '--status', 'progress'])).length === 0)
+    const all = await c.result<RefundsListResult>(['refunds', 'list', '--all', '--size', '100'])
+    expect(all.length).toBeGreaterThanOrEqual(3)
+    expect(all.every((r) => r.mchNo === 'M1000000001')).toBe(true)
+    const ids = (records: RefundsListResult) => records.map((r) => r.id)
+    const success = await c.result<RefundsListResult>(['refunds', 'list', '--status', 'success', '--size', '100'])
+    expect(ids(success).sort()).toEqual(ids(all.filter((r) => r.status === 'success')).sort())
+    expect(ids(await c.result<RefundsListResult>(['refunds', 'list', '--all', '--size', '1']))).toEqual(ids(all))
+    expect(await c.result<RefundsListResult>(['refunds', 'list', '--all', '--size', '1', '--limit', '2'])).toHaveLength(2)
     const piped = await c.run(['refunds', 'list', '--status', 'fail'])
     expect(piped.stdout.split('\n')[0]).toBe('id\trefundNo\tbizRefundNo\tbizOrderNo\tamount\tstatus\tcreateTime')
-    const one = await c.json(['refunds', 'get', String(all.body.data[0].id)])
-    expect(one.body.data).toEqual(all.body.data[0])
+    expect(await c.result<RefundsGetResult>(['refunds', 'get', String(all[0].id)])).toEqual(all[0])
 
     await new Promise((resolve) => setTimeout(resolve, 4200))
     const expired = await c.run(['refunds', 'list'])

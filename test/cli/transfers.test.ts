@@ -3,6 +3,13 @@ import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {PayCreateResult} from '../../src/commands/pay/create.js'
+import type {QueryAllocResult} from '../../src/commands/query/alloc.js'
+import type {QueryTransferResult} from '../../src/commands/query/transfer.js'
+import type {SandboxBalanceResult} from '../../src/commands/sandbox/balance.js'
+import type {SandboxStartResult} from '../../src/commands/sandbox/start.js'
+import type {TransferBatchResult} from '../../src/commands/transfer/batch.js'
+import type {TransferResult} from '../../src/commands/transfer/index.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {sandboxTransfers, waitFor, type SandboxTransfer} from '../helpers/sandbox.js'
 
@@ -13,13 +20,13 @@ let c: Cli
 let sandboxUrl = ''
 beforeAll(async () => {
   c = cli()
-  sandboxUrl = (await c.json(['sandbox', 'start', '--time-scale', '10'])).body.data.url
+  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '10'])).url
 })
 afterAll(async () => {
   await c.cleanup()
 })
 
-const balance = async (on: Cli): Promise<number> => ((await on.json(['sandbox', 'balance'])).body.data as {balance: number}).balance
+const balance = async (on: Cli): Promise<number> => (await on.result<SandboxBalanceResult>(['sandbox', 'balance'])).balance
 
 function payoutFile(name: string, rows: number, prefix: string, on: Cli = c): {file: string; cents: number} {
   let text = 'channel,payeeType,payeeAccount,amount,title\n'
@@ -36,7 +43,7 @@ function payoutFile(name: string, rows: number, prefix: string, on: Cli = c): {f
 
 describe('allocation', () => {
   it('splits a paid allocatable order to two bound receivers, refuses an unbound one and a second split', async () => {
-    const order = (await c.json(['pay', 'create', '--title', 'Split me', '--amount', '1000', '--auth-code', '134567890123456789', '--allocation'])).body.data
+    const order = await c.result<PayCreateResult>(['pay', 'create', '--title', 'Split me', '--amount', '1000', '--auth-code', '134567890123456789', '--allocation'])
     expect((await c.run(['sandbox', 'receivers', 'bind', 'MERCHANT_ID', '1900000109', '--name', '示例商户'])).code).toBe(0)
     expect((await c.run(['sandbox', 'receivers', 'bind', 'PERSONAL_OPENID', 'oRecv2'])).code).toBe(0)
     const unbound = await c.run(['alloc', '--biz-order-no', order.bizOrderNo, '--receiver', 'USER_ID:2088999:1.00'])
@@ -46,7 +53,7 @@ describe('allocation', () => {
     expect(created.code).toBe(0)
     expect(created.body.response.data).toMatchObject({bizAllocNo: 'AL-1', status: 'processing'})
     expect(created.body.data.status).toBe('processing')
-    await waitFor(async () => (await c.json(['query', 'alloc', '--biz-alloc-no', 'AL-1'])).body.data.status === 'success')
+    await waitFor(async () => (await c.result<QueryAllocResult>(['query', 'alloc', '--biz-alloc-no', 'AL-1'])).status === 'success')
     const query = await c.run(['query', 'alloc', '--biz-alloc-no', 'AL-1'])
     expect(query.stdout).toMatch(/^MERCHANT_ID\t1900000109\t示例商户\t6.00\tsuccess \(succeeded\)\t\t\d{4}-/m)
     expect(query.stdout).toMatch(/^PERSONAL_OPENID\toRecv2\t\t3.50\tsuccess/m)
@@ -61,9 +68,8 @@ describe('allocation', () => {
 
 describe('transfer', () => {
   it('transfers, queries, refuses a duplicate, and checks channel rules before sending', async () => {
-    const created = await c.json(['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088001', '--amount', '250', '--biz-transfer-no', 'TF-1'])
-    expect(created.body.data).toMatchObject({bizTransferNo: 'TF-1', status: 'processing'})
-    await waitFor(async () => (await c.json(['query', 'transfer', '--biz-transfer-no', 'TF-1', '--channel', 'walletB'])).body.data.status === 'success')
+    expect(await c.result<TransferResult>(['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088001', '--amount', '250', '--biz-transfer-no', 'TF-1'])).toMatchObject({bizTransferNo: 'TF-1', status: 'processing'})
+    await waitFor(async () => (await c.result<QueryTransferResult>(['query', 'transfer', '--biz-transfer-no', 'TF-1', '--channel', 'walletB'])).status === 'success')
     const dup = await c.run(['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088001', '--amount', '250', '--biz-transfer-no', 'TF-1'])
     expect(dup.code).toBe(1)
     expect(dup.stderr).toContain('platform error 10507: duplicate transfer')
@@ -73,8 +79,8 @@ describe('transfer', () => {
     const bigNoName = await c.run(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'o1', '--yuan', '2000'])
     expect(bigNoName.code).toBe(2)
     expect(bigNoName.stderr).toContain('--payee-name: is required')
-    const walletA = await c.json(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'o1', '--amount', '100'])
-    expect(walletA.body.data.confirmUrl).toMatch(new RegExp(`^${sandboxUrl}/transfer/confirm/TR\\d+$`))
+    const walletA = await c.result<TransferResult>(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'o1', '--amount', '100'])
+    expect(walletA.confirmUrl).toMatch(new RegExp(`^${sandboxUrl}/transfer/confirm/TR\\d+$`))
   })
 })
 
@@ -97,8 +103,8 @@ describe('transfer batch', () => {
 
   it('prints the plan for a dry run and sends nothing', async () => {
     const {file, cents} = payoutFile('plan.csv', 50, 'P')
-    const result = await c.json(['transfer', 'batch', file, '--dry-run'])
-    expect(result.body.data).toMatchObject({rows: 50, totalCents: cents, byChannel: {walletB: {rows: 50, cents}}})
+    const plan = await c.result<TransferBatchResult>(['transfer', 'batch', file, '--dry-run'])
+    expect(plan).toMatchObject({rows: 50, totalCents: cents, byChannel: {walletB: {rows: 50, cents}}})
     expect(existsSync(`${file}.journal`)).toBe(false)
   })
 

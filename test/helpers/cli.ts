@@ -8,22 +8,36 @@
 // `cli({process: true})`, and every run that reads stdin, asks for help or the version, or
 // runs a plugin's command goes there on its own. UNIPAY_TEST_CLI=process runs every command as a
 // subprocess (to compare, or to rule the in-process layer out when a test fails).
+//
+// An in-process run also hands back what the command's run() returned: the typed result that
+// --json prints as `data` (or the dry run's request). `c.result<PayCreateResult>([...])` gives
+// it for a command that must succeed; `c.dryRun<PayCreateResult>([...])` the request a dry run
+// would send. A subprocess has no returned value: there both read it from --json instead
+// (test/cli/results.test.ts holds the two equal).
 import {spawn} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, settings, type Command} from '@oclif/core'
+import {parseJson, toPlain} from '../../src/protocol/json.js'
 import {seedSandboxKeys} from './sandbox-keys.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
 
-export interface RunResult {
+export interface RunResult<T = unknown> {
   stdout: string
   stderr: string
   code: number
+  /** What the command's run() returned: in-process runs only; undefined when it failed (an error, not a batch's exit 5 or 6). */
+  result?: T
 }
+
+/** A command's result but a dry run's request (`{dryRun: true, request}`) and no result at all (listen, sandbox start --foreground). */
+type Answered<T> = Exclude<T, {dryRun: true} | undefined>
+/** A command's dry-run result. */
+type DryRunOf<T> = Extract<T, {dryRun: true}>
 
 export interface RunOptions {
   input?: string
@@ -33,9 +47,13 @@ export interface RunOptions {
 export interface Cli {
   dir: string
   env: NodeJS.ProcessEnv
-  run(args: string[], options?: RunOptions): Promise<RunResult>
+  run<T = unknown>(args: string[], options?: RunOptions): Promise<RunResult<T>>
   /** Runs and parses stdout as JSON (the command must be given --json). */
   json(args: string[], options?: RunOptions): Promise<{code: number; body: any; stderr: string}>
+  /** The result of a command that must succeed (and not be a dry run), typed as the command's result type says. */
+  result<T>(args: string[], options?: RunOptions): Promise<Answered<T>>
+  /** Runs with --dry-run: the request it would send. */
+  dryRun<T>(args: string[], options?: RunOptions): Promise<DryRunOf<T>>
   cleanup(): Promise<void>
 }
 
@@ -57,19 +75,37 @@ export function cli(options: CliOptions = {}): Cli {
   mkdirSync(join(dir, 'home'))
   seedSandboxKeys(join(dir, 'data', 'unipay'))
   let config: Promise<Config> | undefined
-  const run: Cli['run'] = async (args, runOptions = {}) => {
+  const run = async <T>(args: string[], runOptions: RunOptions = {}): Promise<RunResult<T>> => {
     const runEnv = {...env, ...runOptions.env}
     if (options.process || process.env.UNIPAY_TEST_CLI === 'process' || needsProcess(args, runOptions)) return runProcess(args, runEnv, runOptions.input)
     // oclif reads HOME and XDG_* when it loads (configDir, dataDir): load with this CLI's env
     config ??= withEnv(env, () => loadConfig())
     const found = findCommand(await config, args)
     if (!found) return runProcess(args, runEnv, runOptions.input)
-    return withEnv(runEnv, () => runInProcess(found.command, found.argv, config!))
+    return withEnv(runEnv, () => runInProcess<T>(found.command, found.argv, config!))
+  }
+  /** The returned value of a successful run; a subprocess's from its --json `data` (a dry run's: the document but `ok`). */
+  const resultOf = async <T>(args: string[], runOptions?: RunOptions): Promise<T> => {
+    const inProcess = !options.process && process.env.UNIPAY_TEST_CLI !== 'process' && !needsProcess(args, runOptions ?? {})
+    const ran = await run<T>(inProcess ? args : [...args, '--json'], runOptions)
+    if (ran.code !== 0) throw new Error(`${args.join(' ')}: exit ${ran.code}\n${ran.stdout}${ran.stderr}`)
+    if (inProcess) return ran.result as T
+    const {ok: _ok, data, ...rest} = toPlain(parseJson(ran.stdout)) as Record<string, unknown>
+    return (rest.dryRun ? rest : data) as T
   }
   return {
     dir,
     env,
     run,
+    async result<T>(args: string[], runOptions?: RunOptions) {
+      const value = await resultOf<T>(args, runOptions)
+      if (value === undefined) throw new Error(`${args.join(' ')}: no result`)
+      if ((value as {dryRun?: boolean} | null)?.dryRun) throw new Error(`${args.join(' ')}: a dry run, not a result (use dryRun)`)
+      return value as Answered<T>
+    },
+    async dryRun<T>(args: string[], runOptions?: RunOptions) {
+      return (await resultOf<T>([...args, '--dry-run'], runOptions)) as DryRunOf<T>
+    },
     async json(args, runOptions) {
       const result = await run([...args, '--json'], runOptions)
       let body: unknown
@@ -93,7 +129,7 @@ function needsProcess(args: string[], options: RunOptions): boolean {
   return args.some((arg) => arg === '-' || arg.endsWith('=-') || arg.endsWith('-stdin') || arg === '--help' || arg === '-h' || arg === '--version' || arg === 'help')
 }
 
-function runProcess(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<RunResult> {
+function runProcess(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<RunResult<never>> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
@@ -130,16 +166,18 @@ interface Runnable {
   _run(): Promise<unknown>
 }
 
-async function runInProcess(loadable: Command.Loadable, argv: string[], config: Promise<Config>): Promise<RunResult> {
+async function runInProcess<T>(loadable: Command.Loadable, argv: string[], config: Promise<Config>): Promise<RunResult<T>> {
   let stdout = ''
   let stderr = ''
+  let result: T | undefined
   const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`)
   const CommandClass = (await loadable.load()) as unknown as new (argv: string[], config: Config) => Runnable
   const command = new CommandClass(argv, await config)
   command.io = {out: (text) => (stdout += line(text)), err: (text) => (stderr += line(text)), stdoutTty: false, stdinTty: false}
   let code: number
   try {
-    await command._run()
+    // BaseCommand.catch reports an error without rethrowing it: a run that failed returns nothing
+    result = (await command._run()) as T
     code = command.exitCode
   } catch (error) {
     stderr += line(error instanceof Error ? (error.stack ?? error.message) : String(error))
@@ -147,7 +185,7 @@ async function runInProcess(loadable: Command.Loadable, argv: string[], config: 
   }
   // the command also set process.exitCode, as it must for a real run; this worker is not ending
   process.exitCode = undefined
-  return {stdout, stderr, code}
+  return {stdout, stderr, code, result}
 }
 
 // Commands read HOME, XDG_* and UNIPAY_* from process.env. Runs may overlap (a test awaiting

@@ -1,9 +1,13 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {UsageError} from '../../errors.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {createAlloc, parseReceiverSpec, readReceiversFile} from '../../services/alloc.js'
+import type {AllocResult} from '../../protocol/answers.js'
+
+/** The split as created (AllocResult); a dry run, the signed request. */
+export type AllocCreateResult = AllocResult | DryRun
 
 export default class Alloc extends BaseCommand {
   static summary = 'Split a paid order among bound receivers (POST /unipay/alloc)'
@@ -29,7 +33,7 @@ export default class Alloc extends BaseCommand {
     yes: Flags.boolean({description: 'confirm on a production profile without a prompt'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<AllocCreateResult> {
     const {flags} = await this.parse(Alloc)
     const receivers = [
       ...(flags.receiver ?? []).map((spec, i) => parseReceiverSpec(spec, i)),
@@ -54,6 +58,6 @@ export default class Alloc extends BaseCommand {
       {dryRun: flags['dry-run']},
     )
     if (!flags['biz-alloc-no']) this.notice(`bizAllocNo: ${String(result.request.body.bizAllocNo)}`)
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

@@ -1,8 +1,12 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {syncAlloc} from '../../services/alloc.js'
+import type {SyncAnswer} from '../../protocol/answers.js'
+
+/** The allocation's status after the platform asked the channel; a dry run, the signed request. */
+export type AllocSyncResult = SyncAnswer | DryRun
 
 export default class AllocSync extends BaseCommand {
   static summary = 'Ask the platform to re-check an allocation with the channel (POST /unipay/sync/order/alloc)'
@@ -13,10 +17,10 @@ export default class AllocSync extends BaseCommand {
     'biz-alloc-no': Flags.string({description: 'merchant allocation number'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<AllocSyncResult> {
     const {flags} = await this.parse(AllocSync)
     const context = await this.context(flags)
     const result = await syncAlloc(context.client, {allocNo: flags['alloc-no'], bizAllocNo: flags['biz-alloc-no']}, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

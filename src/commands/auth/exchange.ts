@@ -1,10 +1,18 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, profileFlags} from '../../cli/base.js'
+import {apiFlags, BaseCommand, profileFlags, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {AUTH_TYPES} from '../../protocol/schemas.js'
 import {exchangeAuthCode} from '../../services/auth.js'
+import type {UnsignedResult} from '../../client/unsigned.js'
+import type {AuthResult} from '../../protocol/answers.js'
+
+/**
+ * The AuthResult (null with --set: the platform keeps the openId); a dry run, the unsigned
+ * request.
+ */
+export type AuthExchangeResult = AuthResult | null | DryRun<UnsignedResult['request']>
 
 export default class AuthExchange extends BaseCommand {
   static summary = 'Exchange an authorization code for the payer\'s openId (POST .../auth, or .../auth-and-set with --set)'
@@ -32,7 +40,7 @@ export default class AuthExchange extends BaseCommand {
     set: Flags.boolean({description: 'auth-and-set: keep the openId in the platform session, do not return it'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<AuthExchangeResult> {
     const {flags} = await this.parse(AuthExchange)
     const context = await this.context(flags)
     const fields = {
@@ -53,11 +61,11 @@ export default class AuthExchange extends BaseCommand {
         this.notice(`dry run: not sent. POST ${result.request.url} (unsigned)`)
         this.io.out(stringifyJson(result.request.body, 2))
       }
-      return
+      return {dryRun: true, request: result.request}
     }
     const {body} = result.response
     const answer = (body.data ?? null) as Record<string, unknown> | null
-    await this.emit(answer, () => {
+    return this.emitAnswer<AuthResult | null>(body.data ?? null, () => {
       if (flags.set) {
         this.notice('authorized: the platform keeps the openId for this merchant app; a later walletA_jsapi or walletA_mini payment may leave openId out')
         return

@@ -1,11 +1,15 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {openUrl} from '../../cli/open.js'
 import {renderPayBody} from '../../output/paybody.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {AUTH_TYPES} from '../../protocol/schemas.js'
 import {generateAuthUrl} from '../../services/auth.js'
+import type {AuthUrlAnswer} from '../../protocol/answers.js'
+
+/** The authorization session: authUrl, queryCode, authToken; a dry run, the signed request. */
+export type AuthUrlResult = AuthUrlAnswer | DryRun
 
 export default class AuthUrl extends BaseCommand {
   static summary = 'Generate a channel authorization link (POST /unipay/assist/channel/auth/generate-auth-url)'
@@ -28,7 +32,7 @@ export default class AuthUrl extends BaseCommand {
     open: Flags.boolean({description: 'open authUrl in the browser'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<AuthUrlResult> {
     const {flags} = await this.parse(AuthUrl)
     const context = await this.context(flags)
     const fields = {
@@ -39,15 +43,16 @@ export default class AuthUrl extends BaseCommand {
       capability: flags.capability,
     }
     const result = await generateAuthUrl(context.client, fields, {dryRun: flags['dry-run']})
-    const session = result.response?.body.data as Record<string, unknown> | undefined
-    await this.emitCall(result, async (data) => {
+    const session = result.response?.data
+    const printed = await this.emitCall(result, async (data) => {
       this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))
       if (flags.qr) this.io.out((await renderPayBody('qr_code', String(session?.authUrl), {tty: true, formFile: ''})).text)
       this.notice(`after the payer approves (the page shows the code): ${this.config.bin} auth exchange --auth-code CODE --query-code ${String(session?.queryCode)} --auth-token ${String(session?.authToken)}`)
     })
     if (flags.open && session) {
-      const problem = await openUrl(String(session.authUrl))
-      this.notice(problem ? `could not open the browser (${problem}); open ${String(session.authUrl)} yourself` : `opened ${String(session.authUrl)} in the browser`)
+      const problem = await openUrl(session.authUrl)
+      this.notice(problem ? `could not open the browser (${problem}); open ${session.authUrl} yourself` : `opened ${session.authUrl} in the browser`)
     }
+    return printed
   }
 }

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {openUrl} from '../../cli/open.js'
 import {UsageError} from '../../errors.js'
@@ -9,6 +9,10 @@ import {renderRecord} from '../../output/table.js'
 import {endpoints} from '../../protocol/endpoints.js'
 import {GATEWAY_TYPES} from '../../protocol/schemas.js'
 import {gatewayPrePay} from '../../services/gateway.js'
+import type {GatewayPrePayResult} from '../../protocol/answers.js'
+
+/** The gateway order as created or found (GatewayPrePayResult); a dry run, the signed request. */
+export type GatewayPrepayResult = GatewayPrePayResult | DryRun
 
 export default class GatewayPrepay extends BaseCommand {
   static summary = 'Create a gateway order: a hosted cashier or aggregate QR page (POST /unipay/gateway/pre-pay)'
@@ -42,7 +46,7 @@ export default class GatewayPrepay extends BaseCommand {
     open: Flags.boolean({description: 'open h5Url in the browser'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<GatewayPrepayResult> {
     const {flags} = await this.parse(GatewayPrepay)
     const data = readEndpointData(flags.data, endpoints.gatewayPrePay)
     const type = flags.type ?? data.gatewayPayType
@@ -64,11 +68,11 @@ export default class GatewayPrepay extends BaseCommand {
     })
     const context = await this.context(flags)
     const result = await gatewayPrePay(context.client, fields, {dryRun: flags['dry-run']})
-    const order = result.response?.body.data as Record<string, unknown> | undefined
+    const order = result.response?.data
     if (order && order.gatewayType !== type) {
-      this.notice(`bizOrderNo ${String(order.bizOrderNo)} already exists as a ${String(order.gatewayType)} order: the stored order is returned`)
+      this.notice(`bizOrderNo ${order.bizOrderNo} already exists as a ${order.gatewayType} order: the stored order is returned`)
     }
-    await this.emitCall(result, async (data) => {
+    const printed = await this.emitCall(result, async (data) => {
       this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))
       if (!flags.qr) return
       const rendered = await renderPayBody('qr_code', String(order?.h5Url), {tty: true, formFile: ''})
@@ -76,8 +80,9 @@ export default class GatewayPrepay extends BaseCommand {
       if (rendered.note) this.notice(rendered.note)
     })
     if (flags.open && order) {
-      const problem = await openUrl(String(order.h5Url))
-      this.notice(problem ? `could not open the browser (${problem}); open ${String(order.h5Url)} yourself` : `opened ${String(order.h5Url)} in the browser`)
+      const problem = await openUrl(order.h5Url)
+      this.notice(problem ? `could not open the browser (${problem}); open ${order.h5Url} yourself` : `opened ${order.h5Url} in the browser`)
     }
+    return printed
   }
 }

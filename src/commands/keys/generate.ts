@@ -2,7 +2,10 @@ import {join, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {renderRecord} from '../../output/table.js'
-import {writeKeyPair} from '../../services/keys.js'
+import {writeKeyPair, type WrittenKeyPair} from '../../services/keys.js'
+
+/** The files written, the key's fingerprint and the public key (PEM): never the private key. */
+export type KeysGenerateResult = WrittenKeyPair
 
 export default class KeysGenerate extends BaseCommand {
   static summary = 'Generate a merchant RSA key pair (2048-bit; PKCS#8 private key 0600, SPKI public key)'
@@ -17,11 +20,11 @@ export default class KeysGenerate extends BaseCommand {
     force: Flags.boolean({description: 'overwrite existing files'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<KeysGenerateResult> {
     const {flags} = await this.parse(KeysGenerate)
     const result = writeKeyPair(resolve(flags['out-dir'] ?? join(this.config.configDir, 'keys')), flags.name, flags.force)
     const {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem} = result
-    await this.emit(result, () => {
+    return this.emit(result, () => {
       this.io.out(renderRecord([['private key', privateKeyFile], ['public key', publicKeyFile], ['fingerprint', fingerprint]], this.io.stdoutTty))
       this.io.out(publicKeyPem.trim())
       this.notice(`next: register the public key with the platform, then: unipay profile set privateKeyFile ${privateKeyFile}`)

@@ -5,6 +5,9 @@ import {UsageError} from '../../errors.js'
 import {login} from '../../services/mch.js'
 import {storeToken} from '../../services/profiles.js'
 
+/** The profile that keeps the session; the token itself is never returned. */
+export type MchLoginResult = {profile: string; account: string; loggedIn: true}
+
 export default class MchLogin extends BaseCommand {
   static summary = 'Log in to the management API and keep the session token in the profile'
   static description =
@@ -18,7 +21,7 @@ export default class MchLogin extends BaseCommand {
     'password-stdin': Flags.boolean({description: 'read the password from standard input'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<MchLoginResult> {
     const {flags} = await this.parse(MchLogin)
     let password: string
     if (flags['password-stdin']) password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
@@ -30,7 +33,7 @@ export default class MchLogin extends BaseCommand {
     const {profile, config} = await this.managementContext(flags)
     const token = await login(config, flags.account, password)
     await storeToken(this.profileStore(), profile.name, token)
-    await this.emit({profile: profile.name, account: flags.account, loggedIn: true}, () =>
+    return this.emit({profile: profile.name, account: flags.account, loggedIn: true} as const, () =>
       this.notice(`logged in as ${flags.account}; the session is kept in profile ${profile.name}`),
     )
   }

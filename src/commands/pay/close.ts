@@ -1,6 +1,9 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {closePayment} from '../../services/pay.js'
+
+/** The platform answers no data to a close; a dry run, the signed request. */
+export type PayCloseResult = null | DryRun
 
 export default class PayClose extends BaseCommand {
   static summary = 'Close (or cancel) an unpaid payment order (POST /unipay/close)'
@@ -14,7 +17,7 @@ export default class PayClose extends BaseCommand {
     cancel: Flags.boolean({description: 'cancel instead of close (useCancel=true)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<PayCloseResult> {
     const {flags} = await this.parse(PayClose)
     const context = await this.context(flags)
     const result = await closePayment(
@@ -23,6 +26,6 @@ export default class PayClose extends BaseCommand {
       flags.cancel,
       {dryRun: flags['dry-run']},
     )
-    await this.emitCall(result, () => this.io.out(flags.cancel ? 'cancelled' : 'closed'))
+    return this.emitCall(result, () => this.io.out(flags.cancel ? 'cancelled' : 'closed'))
   }
 }

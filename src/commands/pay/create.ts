@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
 import {renderPayBody} from '../../output/paybody.js'
@@ -9,6 +9,10 @@ import {renderRecord} from '../../output/table.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
 import {fastEndpoints} from '../../protocol/field-rules.js'
 import {createPayment} from '../../services/pay.js'
+import type {NormalPayResult} from '../../protocol/answers.js'
+
+/** The order as created (NormalPayResult); a dry run, the signed request. */
+export type PayCreateResult = NormalPayResult | DryRun
 
 export default class PayCreate extends BaseCommand {
   static summary = 'Create a payment order (POST /unipay/pay)'
@@ -47,7 +51,7 @@ export default class PayCreate extends BaseCommand {
     'form-file': Flags.string({description: 'where to save an HTML form payBody (default: the data folder)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<PayCreateResult> {
     const {flags} = await this.parse(PayCreate)
     const data = readEndpointData(flags.data, fastEndpoints.pay)
     const fields = withFlags(data, {
@@ -75,7 +79,7 @@ export default class PayCreate extends BaseCommand {
     }
     const context = await this.context(flags)
     const result = await createPayment(context.client, fields, {dryRun: flags['dry-run']})
-    await this.emitCall(result, async (data) => {
+    return this.emitCall(result, async (data) => {
       const order = data as Record<string, unknown>
       this.io.out(renderRecord(recordRows(order, ['payBody']), this.io.stdoutTty))
       const payBody = typeof order.payBody === 'string' ? order.payBody : ''

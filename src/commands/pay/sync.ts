@@ -1,8 +1,12 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {syncPayment} from '../../services/pay.js'
+import type {SyncAnswer} from '../../protocol/answers.js'
+
+/** The order's status after the platform asked the channel; a dry run, the signed request. */
+export type PaySyncResult = SyncAnswer | DryRun
 
 export default class PaySync extends BaseCommand {
   static summary = 'Ask the platform to re-check a payment with the channel (POST /unipay/sync/order/pay)'
@@ -16,7 +20,7 @@ export default class PaySync extends BaseCommand {
     'out-order-no': Flags.string({description: 'channel order number'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<PaySyncResult> {
     const {flags} = await this.parse(PaySync)
     const context = await this.context(flags)
     const result = await syncPayment(
@@ -24,6 +28,6 @@ export default class PaySync extends BaseCommand {
       {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no'], outOrderNo: flags['out-order-no']},
       {dryRun: flags['dry-run']},
     )
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

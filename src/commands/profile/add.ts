@@ -4,6 +4,9 @@ import {redactProfile} from '../../profiles/model.js'
 import {renderRecord} from '../../output/table.js'
 import {addProfile, checkSetting} from '../../services/profiles.js'
 
+/** The profile added, secrets redacted; active with --use. */
+export type ProfileAddResult = {name: string; profile: Record<string, string>; active: boolean}
+
 export default class ProfileAdd extends BaseCommand {
   static summary = 'Add a merchant profile'
   static description =
@@ -27,7 +30,7 @@ export default class ProfileAdd extends BaseCommand {
     use: Flags.boolean({description: 'make it the active profile'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<ProfileAddResult> {
     const {args, flags} = await this.parse(ProfileAdd)
     const settings: Record<string, string | undefined> = {
       environment: flags.environment,
@@ -43,7 +46,7 @@ export default class ProfileAdd extends BaseCommand {
     const store = this.profileStore()
     const profile = await addProfile(store, args.name, settings)
     if (flags.use) await store.use(args.name)
-    await this.emit({name: args.name, profile: redactProfile(profile), active: flags.use}, () => {
+    return this.emit({name: args.name, profile: redactProfile(profile), active: flags.use}, () => {
       this.io.out(renderRecord(Object.entries(redactProfile(profile)), this.io.stdoutTty))
       this.notice(`added profile ${args.name}${flags.use ? ' (active)' : `; use it with --profile ${args.name} or \`unipay profile use ${args.name}\``}`)
     })

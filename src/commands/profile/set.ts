@@ -5,6 +5,9 @@ import {UsageError} from '../../errors.js'
 import {isSecret, SETTINGS} from '../../profiles/model.js'
 import {setProfileValue} from '../../services/profiles.js'
 
+/** The setting changed; a secret's value shows as (set, hidden), a removed one as (unset). */
+export type ProfileSetResult = {profile: string; key: string; value: string}
+
 export default class ProfileSet extends BaseCommand {
   static summary = 'Change one setting of a profile'
   static description = `Settings: ${SETTINGS.map((s) => `${s.key} (${s.description})`).join('; ')}. Give - as the value to read it from standard input (for secrets, kept out of shell history). --unset removes it.`
@@ -23,7 +26,7 @@ export default class ProfileSet extends BaseCommand {
     unset: Flags.boolean({description: 'remove the setting'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<ProfileSetResult> {
     const {args, flags} = await this.parse(ProfileSet)
     const store = this.profileStore()
     const name = flags.profile ?? (await store.activeName())
@@ -33,6 +36,6 @@ export default class ProfileSet extends BaseCommand {
     }
     await setProfileValue(store, name, args.key, value)
     const shown = value === undefined ? '(unset)' : isSecret(args.key) ? '(set, hidden)' : value
-    await this.emit({profile: name, key: args.key, value: shown}, () => this.notice(`${name}: ${args.key} = ${shown}`))
+    return this.emit({profile: name, key: args.key, value: shown}, () => this.notice(`${name}: ${args.key} = ${shown}`))
   }
 }

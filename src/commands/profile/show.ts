@@ -6,13 +6,16 @@ import {renderRecord} from '../../output/table.js'
 import {LOCAL_PROFILE} from '../../profiles/model.js'
 import {describeProfile} from '../../services/profiles.js'
 
+/** The profile's settings, secrets hidden, keys by file and fingerprint. */
+export type ProfileShowResult = Record<string, string | boolean>
+
 export default class ProfileShow extends BaseCommand {
   static summary = 'Show a profile: mchNo, appId, key files and fingerprints (never keys or secrets)'
   static examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show --profile staging', '<%= config.bin %> profile show staging --json']
   static args = {name: Args.string({description: 'profile name (default: --profile, else the active one)'})}
   static flags = {profile: profileFlags.profile}
 
-  async run(): Promise<void> {
+  async run(): Promise<ProfileShowResult> {
     const {args, flags} = await this.parse(ProfileShow)
     const store = this.profileStore()
     const active = await store.activeName()
@@ -26,6 +29,6 @@ export default class ProfileShow extends BaseCommand {
       active === name,
       runtime && {url: runtime.url, mchNo: runtime.merchant.mchNo, appId: runtime.merchant.appId, privateKeyFile: runtime.merchant.privateKeyFile, platformPublicKeyPem: runtime.platformPublicKeyPem},
     )
-    await this.emit(facts, () => this.io.out(renderRecord(Object.entries(facts).map(([k, v]) => [k, String(v)]), this.io.stdoutTty)))
+    return this.emit(facts, () => this.io.out(renderRecord(Object.entries(facts).map(([k, v]) => [k, String(v)]), this.io.stdoutTty)))
   }
 }

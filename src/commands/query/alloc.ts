@@ -1,11 +1,12 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
 import {display, status} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord, renderRows} from '../../output/table.js'
 import {centsToYuan, yuanToCents} from '../../protocol/money.js'
 import {queryAlloc} from '../../services/alloc.js'
+import type {AllocOrderAnswer} from '../../protocol/answers.js'
 
 /** Allocation amounts (total and receivers) in the profile's unit: yuan numbers (6, 3.5) or cents; shown as yuan with two decimals. */
 function yuan(value: unknown, unit: 'yuan' | 'cents'): string {
@@ -15,6 +16,9 @@ function yuan(value: unknown, unit: 'yuan' | 'cents'): string {
     return display(value)
   }
 }
+
+/** The allocation with its receivers, amounts in the profile's unit; a dry run, the signed request. */
+export type QueryAllocResult = AllocOrderAnswer | DryRun
 
 export default class QueryAlloc extends BaseCommand {
   static summary = 'Show an allocation with per-receiver details (POST /unipay/query/alloc-order)'
@@ -26,11 +30,11 @@ export default class QueryAlloc extends BaseCommand {
     ...tableFlags,
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<QueryAllocResult> {
     const {flags} = await this.parse(QueryAlloc)
     const context = await this.context(flags)
     const result = await queryAlloc(context.client, {allocNo: flags['alloc-no'], bizAllocNo: flags['biz-alloc-no']}, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => {
+    return this.emitCall(result, (data) => {
       const allocation = (data ?? {}) as Record<string, unknown>
       const unit = context.profile.settings.allocAmountUnit ?? 'yuan'
       const rows = recordRows(allocation, ['details']).map(([key, value]): [string, string] => (key === 'amount' ? ['amount (yuan)', yuan(allocation.amount, unit)] : [key, value]))

@@ -1,8 +1,12 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {queryGateway} from '../../services/gateway.js'
+import type {GatewayOrderResult} from '../../protocol/answers.js'
+
+/** The gateway order as the platform records it; a dry run, the signed request. */
+export type QueryGatewayResult = GatewayOrderResult | DryRun
 
 export default class QueryGateway extends BaseCommand {
   static summary = 'Show a gateway order (POST /unipay/gateway/query)'
@@ -17,10 +21,10 @@ export default class QueryGateway extends BaseCommand {
     'biz-order-no': Flags.string({description: 'merchant order number'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<QueryGatewayResult> {
     const {flags} = await this.parse(QueryGateway)
     const context = await this.context(flags)
     const result = await queryGateway(context.client, {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no']}, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

@@ -1,8 +1,12 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {queryPayment} from '../../services/pay.js'
+import type {NormalPayOrderResult} from '../../protocol/answers.js'
+
+/** The payment order as the platform records it; a dry run, the signed request. */
+export type QueryPayResult = NormalPayOrderResult | DryRun
 
 export default class QueryPay extends BaseCommand {
   static summary = 'Show a payment order (POST /unipay/query/pay-order)'
@@ -15,10 +19,10 @@ export default class QueryPay extends BaseCommand {
     'biz-order-no': Flags.string({description: 'merchant order number'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<QueryPayResult> {
     const {flags} = await this.parse(QueryPay)
     const context = await this.context(flags)
     const result = await queryPayment(context.client, {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no']}, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

@@ -1,8 +1,12 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {queryRefund} from '../../services/refund.js'
+import type {RefundOrderResult} from '../../protocol/answers.js'
+
+/** The refund as the platform records it; a dry run, the signed request. */
+export type QueryRefundResult = RefundOrderResult | DryRun
 
 export default class QueryRefund extends BaseCommand {
   static summary = 'Show a refund (POST /unipay/query/refund-order)'
@@ -15,10 +19,10 @@ export default class QueryRefund extends BaseCommand {
     'biz-refund-no': Flags.string({description: 'merchant refund number'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<QueryRefundResult> {
     const {flags} = await this.parse(QueryRefund)
     const context = await this.context(flags)
     const result = await queryRefund(context.client, {refundNo: flags['refund-no'], bizRefundNo: flags['biz-refund-no']}, {dryRun: flags['dry-run']})
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

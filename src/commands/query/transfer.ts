@@ -1,9 +1,13 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {queryTransfer} from '../../services/transfer.js'
+import type {TransferOrderResult} from '../../protocol/answers.js'
+
+/** The transfer as the platform records it; a dry run, the signed request. */
+export type QueryTransferResult = TransferOrderResult | DryRun
 
 export default class QueryTransfer extends BaseCommand {
   static summary = 'Show a transfer (POST /unipay/query/transfer-order)'
@@ -15,7 +19,7 @@ export default class QueryTransfer extends BaseCommand {
     channel: Flags.string({description: 'channel of --biz-transfer-no', options: [...TRANSFER_CHANNELS]}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<QueryTransferResult> {
     const {flags} = await this.parse(QueryTransfer)
     const context = await this.context(flags)
     const result = await queryTransfer(
@@ -23,6 +27,6 @@ export default class QueryTransfer extends BaseCommand {
       {transferNo: flags['transfer-no'], bizTransferNo: flags['biz-transfer-no'], channel: flags.channel},
       {dryRun: flags['dry-run']},
     )
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

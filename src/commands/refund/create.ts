@@ -1,9 +1,13 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {createRefund} from '../../services/refund.js'
+import type {RefundResult} from '../../protocol/answers.js'
+
+/** The refund as created (RefundResult); a dry run, the signed request. */
+export type RefundCreateResult = RefundResult | DryRun
 
 export default class RefundCreate extends BaseCommand {
   static summary = 'Refund a paid order, fully or partly (POST /unipay/refund)'
@@ -26,7 +30,7 @@ export default class RefundCreate extends BaseCommand {
     yes: Flags.boolean({description: 'confirm a refund on a production profile without a prompt'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<RefundCreateResult> {
     const {flags} = await this.parse(RefundCreate)
     const amount = amountInCents(flags)
     const context = await this.context(flags)
@@ -37,6 +41,6 @@ export default class RefundCreate extends BaseCommand {
       {dryRun: flags['dry-run']},
     )
     if (!flags['biz-refund-no'] && result.request.body.bizRefundNo) this.notice(`bizRefundNo: ${String(result.request.body.bizRefundNo)}`)
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

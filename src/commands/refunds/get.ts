@@ -4,6 +4,10 @@ import {UsageError} from '../../errors.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {refundById} from '../../services/mch.js'
+import type {RefundRecord} from '../../protocol/answers.js'
+
+/** The refund in its management form. */
+export type RefundsGetResult = RefundRecord
 
 export default class RefundsGet extends BaseCommand {
   static summary = 'Show one refund in its management form (GET /mch/order/refund/get-by-id)'
@@ -11,11 +15,11 @@ export default class RefundsGet extends BaseCommand {
   static args = {id: Args.string({description: 'refund record id (the id column of `refunds list`)', required: true})}
   static flags = {profile: profileFlags.profile}
 
-  async run(): Promise<void> {
+  async run(): Promise<RefundsGetResult> {
     const {args, flags} = await this.parse(RefundsGet)
     if (!/^\d+$/.test(args.id)) throw new UsageError(`ID must be a number (the id column of \`refunds list\`), got "${args.id}"`)
     const {config} = await this.managementContext(flags)
     const record = await refundById(config, args.id)
-    await this.emit(record, () => this.io.out(renderRecord(recordRows(record), this.io.stdoutTty)))
+    return this.emitAnswer<RefundRecord>(record, () => this.io.out(renderRecord(recordRows(record), this.io.stdoutTty)))
   }
 }

@@ -8,6 +8,7 @@ import {renderRows} from '../../output/table.js'
 import {allRefunds, REFUND_FILTERS, refundPage, type RefundFilters} from '../../services/mch.js'
 import {REFUND_STATUS} from '../../protocol/enums.js'
 import {parseGmt8} from '../../protocol/time.js'
+import type {RefundRecord} from '../../protocol/answers.js'
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 const filterFlags = Object.fromEntries(
@@ -23,6 +24,9 @@ const filterFlags = Object.fromEntries(
     }),
   ]),
 ) as Record<string, ReturnType<typeof Flags.string>>
+
+/** The refunds of the page (or of every page with --all, up to --limit); --json prints the total beside them. */
+export type RefundsListResult = RefundRecord[]
 
 export default class RefundsList extends BaseCommand {
   static summary = 'List refunds from the management API (GET /mch/order/refund/page)'
@@ -45,7 +49,7 @@ export default class RefundsList extends BaseCommand {
     ...tableFlags,
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<RefundsListResult> {
     const {flags} = await this.parse(RefundsList)
     const filters: RefundFilters = {}
     for (const name of REFUND_FILTERS) {
@@ -60,7 +64,7 @@ export default class RefundsList extends BaseCommand {
     const result = flags.all
       ? await allRefunds(config, filters, {size: flags.size, limit: flags.limit})
       : await refundPage(config, filters, flags.page, flags.size).then((page) => ({...page, records: page.records.slice(0, flags.limit)}))
-    await this.emit(result.records, () => {
+    return this.emitAnswer<RefundRecord[]>(result.records, () => {
       const rows = result.records.map((r) => [
         display(r.id), display(r.refundNo), display(r.bizRefundNo), display(r.bizOrderNo), money(r.amount), status(r.status),
         // piped rows keep the platform's ISO time, for scripts that parse it

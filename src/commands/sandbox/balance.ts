@@ -4,6 +4,9 @@ import {amountInCents} from '../../cli/input.js'
 import {controlCall, ensureSandbox} from '../../local-sandbox/control.js'
 import {money} from '../../output/format.js'
 
+/** The merchant's balance in cents, after --set-amount / --set-yuan. */
+export type SandboxBalanceResult = {mchNo: string; balance: number}
+
 export default class SandboxBalance extends BaseCommand {
   static summary = 'Show or set a local sandbox merchant\'s balance (what transfers draw on)'
   static examples = ['<%= config.bin %> sandbox balance', '<%= config.bin %> sandbox balance --set-yuan 100']
@@ -13,15 +16,15 @@ export default class SandboxBalance extends BaseCommand {
     'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxBalanceResult> {
     const {flags} = await this.parse(SandboxBalance)
     const amount = amountInCents({amount: flags['set-amount'], yuan: flags['set-yuan']}, false)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const mchNo = flags['mch-no'] ?? runtime.merchant.mchNo
     const answer =
       amount === undefined
-        ? await controlCall<{mchNo: string; balance: number}>(runtime, 'GET', `balance?mchNo=${encodeURIComponent(mchNo)}`)
-        : await controlCall<{mchNo: string; balance: number}>(runtime, 'POST', 'balance', {mchNo, amount})
-    await this.emit(answer, () => this.io.out(`${answer.mchNo}\t${money(answer.balance)}`))
+        ? await controlCall<SandboxBalanceResult>(runtime, 'GET', `balance?mchNo=${encodeURIComponent(mchNo)}`)
+        : await controlCall<SandboxBalanceResult>(runtime, 'POST', 'balance', {mchNo, amount})
+    return this.emit(answer, () => this.io.out(`${answer.mchNo}\t${money(answer.balance)}`))
   }
 }

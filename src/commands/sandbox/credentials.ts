@@ -1,8 +1,11 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {ensureSandbox} from '../../local-sandbox/control.js'
-import {credentialsAsEnv, credentialsAsProperties, sandboxCredentials} from '../../local-sandbox/credentials.js'
+import {credentialsAsEnv, credentialsAsProperties, sandboxCredentials, type SandboxCredentials as Credentials} from '../../local-sandbox/credentials.js'
 import {renderRecord} from '../../output/table.js'
+
+/** What a backend needs to call the sandbox (files by name, never their contents). */
+export type SandboxCredentialsResult = Credentials
 
 export default class SandboxCredentials extends BaseCommand {
   static summary = 'Print what your own backend needs to call the local sandbox'
@@ -20,11 +23,11 @@ export default class SandboxCredentials extends BaseCommand {
     format: Flags.string({description: 'env: NAME=value lines; properties: unipay.sandbox.key=value lines', options: ['table', 'env', 'properties'], default: 'table'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxCredentialsResult> {
     const {flags} = await this.parse(SandboxCredentials)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const credentials = sandboxCredentials(runtime)
-    await this.emit(credentials, () => {
+    return this.emit(credentials, () => {
       if (flags.format === 'env') return this.io.out(credentialsAsEnv(credentials))
       if (flags.format === 'properties') return this.io.out(credentialsAsProperties(credentials))
       const {platformPublicKeyPem, ...rest} = credentials

@@ -3,7 +3,10 @@ import {BaseCommand} from '../../cli/base.js'
 import {UsageError} from '../../errors.js'
 import {readRuntime} from '../../local-sandbox/control.js'
 import {followRequests, readRequests} from '../../local-sandbox/logs.js'
-import {formatRequestLine} from '../../protocol/sandbox-requests.js'
+import {formatRequestLine, type RequestLogEntry} from '../../protocol/sandbox-requests.js'
+
+/** The requests shown, oldest first. --follow streams them until stopped: no result. */
+export type SandboxLogsResult = RequestLogEntry[] | undefined
 
 export default class SandboxLogs extends BaseCommand {
   static summary = 'Show every request the local sandbox received, from any client'
@@ -23,7 +26,7 @@ export default class SandboxLogs extends BaseCommand {
     failed: Flags.boolean({description: 'only requests whose answer was not a success'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxLogsResult> {
     const {flags} = await this.parse(SandboxLogs)
     const runtime = readRuntime(this.config.dataDir)
     if (!runtime) throw new UsageError('the local sandbox is not running; start it with `unipay sandbox start`')
@@ -31,11 +34,10 @@ export default class SandboxLogs extends BaseCommand {
     const {entries, last} = await readRequests(runtime, 0, flags.limit)
     const recent = entries.filter(shown)
     if (!flags.follow) {
-      await this.emit(recent, () => {
+      return this.emit(recent, () => {
         if (recent.length === 0) this.notice(flags.failed ? 'no failed requests yet' : 'no requests yet')
         for (const entry of recent) this.io.out(formatRequestLine(entry))
       })
-      return
     }
     const print = (entry: (typeof entries)[number]) => {
       if (shown(entry)) this.io.out(this.json ? JSON.stringify(entry) : formatRequestLine(entry))
@@ -46,5 +48,6 @@ export default class SandboxLogs extends BaseCommand {
     process.once('SIGINT', () => stop.abort())
     process.once('SIGTERM', () => stop.abort())
     await followRequests(runtime, entries.at(-1)?.seq ?? last, print, stop.signal)
+    return undefined
   }
 }

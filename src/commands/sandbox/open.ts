@@ -3,6 +3,9 @@ import {BaseCommand} from '../../cli/base.js'
 import {openUrl} from '../../cli/open.js'
 import {ensureSandbox} from '../../local-sandbox/control.js'
 
+/** The dashboard's address. */
+export type SandboxOpenResult = {url: string}
+
 export default class SandboxOpen extends BaseCommand {
   static summary = 'Open the local sandbox dashboard in a browser (or print its address)'
   static description =
@@ -13,7 +16,7 @@ export default class SandboxOpen extends BaseCommand {
     print: Flags.boolean({description: 'print the address instead of opening a browser'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxOpenResult> {
     const {flags} = await this.parse(SandboxOpen)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const url = `${runtime.url}/dashboard`
@@ -21,6 +24,6 @@ export default class SandboxOpen extends BaseCommand {
       const problem = await openUrl(url)
       if (problem) this.notice(`could not open a browser (${problem}); open ${url}`)
     }
-    await this.emit({url}, () => this.io.out(url))
+    return this.emit({url}, () => this.io.out(url))
   }
 }

@@ -3,6 +3,10 @@ import {BaseCommand} from '../../cli/base.js'
 import {controlCall, ensureSandbox} from '../../local-sandbox/control.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
+import type {GatewayOrderResult, NormalPayOrderResult} from '../../protocol/answers.js'
+
+/** The order after the payer's move: a gateway order, or a payment order. */
+export type SandboxPayResult = GatewayOrderResult | NormalPayOrderResult
 
 export default class SandboxPay extends BaseCommand {
   static summary = 'Play the payer: pay (or fail) a local sandbox order'
@@ -23,15 +27,15 @@ export default class SandboxPay extends BaseCommand {
     method: Flags.string({description: 'method the payer picks on a gateway order page, e.g. walletA_h5 (cashier) or walletB_jsapi (aggregate)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxPayResult> {
     const {args, flags} = await this.parse(SandboxPay)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const order = await controlCall<Record<string, unknown>>(runtime, 'POST', 'pay', {
+    const order = await controlCall<SandboxPayResult>(runtime, 'POST', 'pay', {
       order: args.order,
       outcome: flags.fail ? 'fail' : 'success',
       wallet: flags.wallet,
       method: flags.method,
     })
-    await this.emit(order, () => this.io.out(renderRecord(recordRows(order), this.io.stdoutTty)))
+    return this.emit(order, () => this.io.out(renderRecord(recordRows(order), this.io.stdoutTty)))
   }
 }

@@ -2,6 +2,9 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {ensureSandbox, runForeground} from '../../local-sandbox/control.js'
 
+/** The sandbox's address and pid; `started` false when it was running already. --foreground runs until stopped, printing request lines: no result. */
+export type SandboxStartResult = {url: string; pid: number; started: boolean} | undefined
+
 export default class SandboxStart extends BaseCommand {
   static summary = 'Start the local sandbox (in the background, or in the foreground for a container or CI job)'
   static description =
@@ -23,15 +26,15 @@ export default class SandboxStart extends BaseCommand {
     'data-dir': Flags.directory({description: 'folder for the sandbox state (default: the CLI data folder)', dependsOn: ['foreground']}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxStartResult> {
     const {flags} = await this.parse(SandboxStart)
     const settings = {port: flags.port, timeScale: flags['time-scale'], tokenTtlSeconds: flags['token-ttl']}
     if (flags.foreground) {
       this.setExitCode(await runForeground(flags['data-dir'] ?? this.config.dataDir, {...settings, host: flags.host}))
-      return
+      return undefined
     }
     const {runtime, started} = await ensureSandbox(this.config.dataDir, settings, (m) => this.notice(m))
     if (!started) this.notice('the local sandbox is already running (stop it first to change its options)')
-    await this.emit({url: runtime.url, pid: runtime.pid, started}, () => this.io.out(`${runtime.url}\t(pid ${runtime.pid})`))
+    return this.emit({url: runtime.url, pid: runtime.pid, started}, () => this.io.out(`${runtime.url}\t(pid ${runtime.pid})`))
   }
 }

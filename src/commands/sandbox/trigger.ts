@@ -6,6 +6,9 @@ import {EPAY_TRIGGER_EVENTS, triggerEpayNotification} from '../../services/sandb
 import {renderRecord} from '../../output/table.js'
 import {TRIGGER_EVENTS} from '../../protocol/local-sandbox.js'
 
+/** The event and the numbers of the objects made to send it (orderNo, refundNo, ...). */
+export type SandboxTriggerResult = Record<string, string>
+
 export default class SandboxTrigger extends BaseCommand {
   static summary = 'Make the local sandbox send a callback event to your notify address'
   static description =
@@ -24,13 +27,13 @@ export default class SandboxTrigger extends BaseCommand {
     'notify-url': Flags.string({description: 'where the callback goes (your backend, or `unipay listen`)', required: true}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxTriggerResult> {
     const {args, flags} = await this.parse(SandboxTrigger)
     checkTrigger(args.event, flags['notify-url'], EPAY_TRIGGER_EVENTS)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const epay = EPAY_TRIGGER_EVENTS.find((e) => e === args.event)
     const objects = epay ? await triggerEpayNotification(runtime, epay, flags['notify-url']) : await triggerEvent(runtime, args.event, flags['notify-url'])
-    await this.emit(objects, () => {
+    return this.emit(objects, () => {
       this.io.out(renderRecord(Object.entries(objects).map(([k, v]) => [k, String(v)]), this.io.stdoutTty))
       this.notice(`the ${args.event} callback is on its way to ${flags['notify-url']}; \`unipay sandbox callbacks list\` shows its attempts`)
     })

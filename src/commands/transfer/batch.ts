@@ -7,11 +7,20 @@ import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
-import {PLAN_COLUMNS, plannedRows, RESULT_COLUMNS, runBatch, validateBatch, writeCsv, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
+import {PLAN_COLUMNS, plannedRows, RESULT_COLUMNS, runBatch, validateBatch, writeCsv, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
 import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
 
 /** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */
 const TERMINAL_PLAN_ROWS = 50
+
+/**
+ * A dry run's plan: rows and amounts, in all and by channel; with --out, the file holding every
+ * row's plan; with --json, every row's plan (otherwise rows stream out and are not kept).
+ */
+export type BatchPlanResult = Plan & {problems: number; out?: string; plan?: PlannedRow[]}
+
+/** What a run did (rows by outcome, failed rows, journal and result files), or a dry run's plan. */
+export type TransferBatchResult = Summary | BatchPlanResult
 
 export default class TransferBatch extends BaseCommand {
   static summary = 'Pay many payees from a CSV or JSON-lines file, safely resumable'
@@ -39,7 +48,7 @@ export default class TransferBatch extends BaseCommand {
     yes: Flags.boolean({description: 'confirm on a production profile without a prompt'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<TransferBatchResult> {
     const {args, flags} = await this.parse(TransferBatch, withWaitDefault(this.argv))
     const file = resolve(args.file)
     const waitMs = parseDuration(flags.wait)
@@ -99,16 +108,16 @@ export default class TransferBatch extends BaseCommand {
     }
     if (note) this.notice(note)
     this.setExitCode(exitCode)
+    return summary
   }
 
-  private async dryRun(file: string, name: string, defaults: Record<string, unknown>, onProblem: (p: RowProblem) => void, out?: string): Promise<void> {
+  private async dryRun(file: string, name: string, defaults: Record<string, unknown>, onProblem: (p: RowProblem) => void, out?: string): Promise<BatchPlanResult> {
     const plan = await validateBatch(file, defaults, onProblem)
     if (plan.problems > 0) throw new UsageError(`${plan.problems} problem(s) in ${name}: nothing would be sent`)
     const totals = `dry run: ${plan.rows} rows, ${centsToYuan(plan.totalCents)} yuan in all; nothing was sent`
     if (out) {
       await writeCsv(resolve(out), PLAN_COLUMNS, plannedRows(file, defaults, plan.fileSha256))
-      await this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
-      return
+      return this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
     }
     const cells = (r: PlannedRow) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]
     const byChannel = () => renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty)
@@ -145,6 +154,7 @@ export default class TransferBatch extends BaseCommand {
     }
     this.io.out(byChannel())
     this.notice(totals)
+    return plan
   }
 
   private async progressBar() {

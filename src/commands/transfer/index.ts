@@ -1,11 +1,15 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/schemas.js'
 import {createTransfer, LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
+import type {TransferCreateResult} from '../../protocol/answers.js'
+
+/** The transfer as created (TransferCreateResult); a dry run, the signed request. */
+export type TransferResult = TransferCreateResult | DryRun
 
 export default class Transfer extends BaseCommand {
   static summary = 'Transfer from the merchant balance to a payee (POST /unipay/transfer)'
@@ -36,7 +40,7 @@ export default class Transfer extends BaseCommand {
     yes: Flags.boolean({description: 'confirm on a production profile without a prompt'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<TransferResult> {
     const {flags} = await this.parse(Transfer)
     const amount = amountInCents(flags)
     const reportInfos = flags['report-info']?.map((pair) => {
@@ -68,7 +72,7 @@ export default class Transfer extends BaseCommand {
       {dryRun: flags['dry-run']},
     )
     if (!flags['biz-transfer-no']) this.notice(`bizTransferNo: ${String(result.request.body.bizTransferNo)}`)
-    await this.emitCall(result, (data) => {
+    return this.emitCall(result, (data) => {
       this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))
       const confirmUrl = (data as Record<string, unknown> | null)?.confirmUrl
       if (confirmUrl) this.notice(`the payee accepts at: ${String(confirmUrl)}`)

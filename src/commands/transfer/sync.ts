@@ -1,9 +1,13 @@
 import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {syncTransfer} from '../../services/transfer.js'
+import type {SyncAnswer} from '../../protocol/answers.js'
+
+/** The transfer's status after the platform asked the channel; a dry run, the signed request. */
+export type TransferSyncResult = SyncAnswer | DryRun
 
 export default class TransferSync extends BaseCommand {
   static summary = 'Ask the platform to re-check a transfer with the channel (POST /unipay/sync/order/transfer)'
@@ -15,7 +19,7 @@ export default class TransferSync extends BaseCommand {
     channel: Flags.string({description: 'channel of --biz-transfer-no', options: [...TRANSFER_CHANNELS]}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<TransferSyncResult> {
     const {flags} = await this.parse(TransferSync)
     const context = await this.context(flags)
     const result = await syncTransfer(
@@ -23,6 +27,6 @@ export default class TransferSync extends BaseCommand {
       {transferNo: flags['transfer-no'], bizTransferNo: flags['biz-transfer-no'], channel: flags.channel},
       {dryRun: flags['dry-run']},
     )
-    await this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }
 }

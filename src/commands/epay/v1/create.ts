@@ -1,7 +1,11 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
+import {EpayCommand, type EpayDryRun, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
 import {EPAY_WALLETS} from '../../../protocol/epay-api.js'
 import {epayCreate} from '../../../services/epay.js'
+import type {EpayCreateData} from '../../../protocol/answers.js'
+
+/** The created order's data as answered (null when the answer has none); a dry run, the request. */
+export type EpayV1CreateResult = EpayCreateData | null | EpayDryRun
 
 export default class EpayV1Create extends EpayCommand {
   static summary = 'Create an order through the compatibility module V1 (POST /epay/api/v1/mapi.php, MD5)'
@@ -19,10 +23,10 @@ export default class EpayV1Create extends EpayCommand {
     type: Flags.string({description: 'the wallet (default: the aggregate QR, any wallet)', options: [...EPAY_WALLETS]}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpayV1CreateResult> {
     const {flags} = await this.parse(EpayV1Create)
     const {config} = await this.epayContext(flags)
     const result = await epayCreate(config, 'v1', orderInput(flags), {dryRun: flags['dry-run']})
-    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, true), {outTradeNo: result.outTradeNo})
+    return this.emitEpay<EpayCreateData | null>(result, (data, body) => this.renderOrder(data, body, true), {outTradeNo: result.outTradeNo})
   }
 }

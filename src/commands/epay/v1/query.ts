@@ -1,6 +1,10 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, v1Flags} from '../../../cli/epay.js'
+import {EpayCommand, type EpayDryRun, v1Flags} from '../../../cli/epay.js'
 import {epayQuery} from '../../../services/epay.js'
+import type {EpayOrderData} from '../../../protocol/answers.js'
+
+/** The order's data as answered (null when the answer has none); a dry run, the request. */
+export type EpayV1QueryResult = EpayOrderData | null | EpayDryRun
 
 export default class EpayV1Query extends EpayCommand {
   static summary = 'Look up an order through the compatibility module V1 (POST /epay/api/v1/api.php?act=order)'
@@ -18,10 +22,10 @@ export default class EpayV1Query extends EpayCommand {
     'trade-no': Flags.string({description: 'platform order number (trade_no of the answers)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpayV1QueryResult> {
     const {flags} = await this.parse(EpayV1Query)
     const {config} = await this.epayContext(flags)
     const result = await epayQuery(config, 'v1', {outTradeNo: flags['out-trade-no'], tradeNo: flags['trade-no']}, {dryRun: flags['dry-run']})
-    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, false))
+    return this.emitEpay<EpayOrderData | null>(result, (data, body) => this.renderOrder(data, body, false))
   }
 }

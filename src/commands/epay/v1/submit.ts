@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
+import {EpayCommand, type EpaySubmitResult, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
 import {EPAY_WALLETS} from '../../../protocol/epay-api.js'
 import {epayCreate} from '../../../services/epay.js'
 
@@ -19,10 +19,10 @@ export default class EpayV1Submit extends EpayCommand {
     open: Flags.boolean({description: 'open the payment page in the browser'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpaySubmitResult> {
     const {flags} = await this.parse(EpayV1Submit)
     const {config} = await this.epayContext(flags)
     const result = await epayCreate(config, 'v1', orderInput(flags), {dryRun: flags['dry-run'], submit: true})
-    await this.emitRedirect(result, flags.open)
+    return this.emitRedirect(result, flags.open)
   }
 }

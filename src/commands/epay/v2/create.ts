@@ -1,5 +1,9 @@
-import {EpayCommand, orderInput, v2OrderFlags} from '../../../cli/epay.js'
+import {EpayCommand, type EpayDryRun, orderInput, v2OrderFlags} from '../../../cli/epay.js'
 import {epayCreate} from '../../../services/epay.js'
+import type {EpayCreateData} from '../../../protocol/answers.js'
+
+/** The created order's data, the fields the signature vouches for; a dry run, the request. */
+export type EpayV2CreateResult = EpayCreateData | null | EpayDryRun
 
 export default class EpayV2Create extends EpayCommand {
   static summary = 'Create an order through the compatibility module V2 (POST /epay/api/v2/api/pay/create, RSA)'
@@ -13,10 +17,10 @@ export default class EpayV2Create extends EpayCommand {
 
   static flags = v2OrderFlags
 
-  async run(): Promise<void> {
+  async run(): Promise<EpayV2CreateResult> {
     const {flags} = await this.parse(EpayV2Create)
     const {config, swapped} = await this.epayContext(flags)
     const result = await epayCreate(config, 'v2', {...orderInput(flags), swapped}, {dryRun: flags['dry-run']})
-    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, true), {outTradeNo: result.outTradeNo})
+    return this.emitEpay<EpayCreateData | null>(result, (data, body) => this.renderOrder(data, body, true), {outTradeNo: result.outTradeNo})
   }
 }

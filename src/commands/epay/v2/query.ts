@@ -1,6 +1,10 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, v2Flags} from '../../../cli/epay.js'
+import {EpayCommand, type EpayDryRun, v2Flags} from '../../../cli/epay.js'
 import {epayQuery} from '../../../services/epay.js'
+import type {EpayOrderData} from '../../../protocol/answers.js'
+
+/** The order's data, the fields the signature vouches for; a dry run, the request. */
+export type EpayV2QueryResult = EpayOrderData | null | EpayDryRun
 
 export default class EpayV2Query extends EpayCommand {
   static summary = 'Look up an order through the compatibility module V2 (POST /epay/api/v2/api/pay/query)'
@@ -13,10 +17,10 @@ export default class EpayV2Query extends EpayCommand {
     'trade-no': Flags.string({description: 'platform order number (trade_no of the answers)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpayV2QueryResult> {
     const {flags} = await this.parse(EpayV2Query)
     const {config} = await this.epayContext(flags)
     const result = await epayQuery(config, 'v2', {outTradeNo: flags['out-trade-no'], tradeNo: flags['trade-no']}, {dryRun: flags['dry-run']})
-    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, false))
+    return this.emitEpay<EpayOrderData | null>(result, (data, body) => this.renderOrder(data, body, false))
   }
 }

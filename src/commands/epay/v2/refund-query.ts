@@ -1,6 +1,10 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, v2Flags} from '../../../cli/epay.js'
+import {EpayCommand, type EpayDryRun, v2Flags} from '../../../cli/epay.js'
 import {epayRefundQuery} from '../../../services/epay.js'
+import type {EpayRefundOrderData} from '../../../protocol/answers.js'
+
+/** The refund's data, the fields the signature vouches for; a dry run, the request. */
+export type EpayV2RefundQueryResult = EpayRefundOrderData | null | EpayDryRun
 
 export default class EpayV2RefundQuery extends EpayCommand {
   static summary = 'Look up a refund through the compatibility module V2 (POST /epay/api/v2/api/pay/refund_query)'
@@ -13,10 +17,10 @@ export default class EpayV2RefundQuery extends EpayCommand {
     'refund-no': Flags.string({description: 'platform refund number'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpayV2RefundQueryResult> {
     const {flags} = await this.parse(EpayV2RefundQuery)
     const {config} = await this.epayContext(flags)
     const result = await epayRefundQuery(config, {outRefundNo: flags['out-refund-no'], refundNo: flags['refund-no']}, {dryRun: flags['dry-run']})
-    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, false))
+    return this.emitEpay<EpayRefundOrderData | null>(result, (data, body) => this.renderOrder(data, body, false))
   }
 }

@@ -1,6 +1,10 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, v2Flags} from '../../../cli/epay.js'
+import {EpayCommand, type EpayDryRun, v2Flags} from '../../../cli/epay.js'
 import {epayRefund} from '../../../services/epay.js'
+import type {EpayRefundData} from '../../../protocol/answers.js'
+
+/** The refund's data, the fields the signature vouches for; a dry run, the request. */
+export type EpayV2RefundResult = EpayRefundData | null | EpayDryRun
 
 export default class EpayV2Refund extends EpayCommand {
   static summary = 'Refund a paid order through the compatibility module V2 (POST /epay/api/v2/api/pay/refund)'
@@ -17,7 +21,7 @@ export default class EpayV2Refund extends EpayCommand {
     yes: Flags.boolean({description: 'confirm a refund on a production profile without asking'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpayV2RefundResult> {
     const {flags} = await this.parse(EpayV2Refund)
     const {profile, config} = await this.epayContext(flags)
     if (!flags['dry-run']) await this.confirmMoney(profile, `refund ${flags.money} yuan`, flags.yes)
@@ -26,6 +30,6 @@ export default class EpayV2Refund extends EpayCommand {
       {outTradeNo: flags['out-trade-no'], tradeNo: flags['trade-no'], money: flags.money, outRefundNo: flags['out-refund-no']},
       {dryRun: flags['dry-run']},
     )
-    await this.emitEpay(result, (data, body) => this.renderOrder(data, body, false), {outRefundNo: result.outRefundNo})
+    return this.emitEpay<EpayRefundData | null>(result, (data, body) => this.renderOrder(data, body, false), {outRefundNo: result.outRefundNo})
   }
 }

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {EpayCommand, orderInput, v2OrderFlags} from '../../../cli/epay.js'
+import {EpayCommand, type EpaySubmitResult, orderInput, v2OrderFlags} from '../../../cli/epay.js'
 import {epayCreate} from '../../../services/epay.js'
 
 export default class EpayV2Submit extends EpayCommand {
@@ -14,10 +14,10 @@ export default class EpayV2Submit extends EpayCommand {
     open: Flags.boolean({description: 'open the payment page in the browser'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<EpaySubmitResult> {
     const {flags} = await this.parse(EpayV2Submit)
     const {config, swapped} = await this.epayContext(flags)
     const result = await epayCreate(config, 'v2', {...orderInput(flags), swapped}, {dryRun: flags['dry-run'], submit: true})
-    await this.emitRedirect(result, flags.open)
+    return this.emitRedirect(result, flags.open)
   }
 }

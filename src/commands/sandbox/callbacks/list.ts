@@ -4,6 +4,10 @@ import {listCallbacks} from '../../../local-sandbox/callbacks.js'
 import {ensureSandbox} from '../../../local-sandbox/control.js'
 import {callbackRows} from '../../../output/callbacks.js'
 import {renderRows} from '../../../output/table.js'
+import type {Notification} from '../../../protocol/notifications.js'
+
+/** Every callback with its signed body and attempt log, oldest first. */
+export type SandboxCallbacksListResult = Notification[]
 
 export default class SandboxCallbacksList extends BaseCommand {
   static summary = 'Show the callbacks the local sandbox sends: state, attempts, last answer, next retry'
@@ -14,11 +18,11 @@ export default class SandboxCallbacksList extends BaseCommand {
 
   static flags = {...tableFlags}
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxCallbacksListResult> {
     const {flags} = await this.parse(SandboxCallbacksList)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const callbacks = await listCallbacks(runtime)
-    await this.emit(callbacks, () => {
+    return this.emit(callbacks, () => {
       if (callbacks.length === 0) return this.notice('no callbacks yet: orders created with a notifyUrl send them')
       const {headers, rows} = callbackRows(callbacks, this.io.stdoutTty)
       this.io.out(renderRows(headers, rows, this.io.stdoutTty, tableOptions(flags, (m) => this.notice(m))))

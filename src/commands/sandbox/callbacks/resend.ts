@@ -4,6 +4,10 @@ import {resendCallback} from '../../../local-sandbox/callbacks.js'
 import {ensureSandbox} from '../../../local-sandbox/control.js'
 import {callbackRows} from '../../../output/callbacks.js'
 import {renderRecord} from '../../../output/table.js'
+import type {Notification} from '../../../protocol/notifications.js'
+
+/** The callback sent again, its attempt log so far. */
+export type SandboxCallbacksResendResult = Notification
 
 export default class SandboxCallbacksResend extends BaseCommand {
   static summary = 'Send a callback of the local sandbox again now'
@@ -14,11 +18,11 @@ export default class SandboxCallbacksResend extends BaseCommand {
 
   static args = {id: Args.string({description: 'callback id, or a unique prefix of it (as `sandbox callbacks list` shows it)', required: true})}
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxCallbacksResendResult> {
     const {args} = await this.parse(SandboxCallbacksResend)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const callback = await resendCallback(runtime, args.id)
-    await this.emit(callback, () => {
+    return this.emit(callback, () => {
       const {headers, rows} = callbackRows([callback], false)
       this.io.out(renderRecord(headers.map((header, i): [string, string] => [header, rows[0][i]]), this.io.stdoutTty))
     })

@@ -5,6 +5,9 @@ import {parseDuration} from '../../../local-sandbox/duration.js'
 import {recordRows} from '../../../output/record.js'
 import {renderRecord} from '../../../output/table.js'
 
+/** The sandbox's time now (GMT+8) and how far it is ahead of the real clock. */
+export type SandboxClockAdvanceResult = {now: string; offsetMs: number}
+
 export default class SandboxClockAdvance extends BaseCommand {
   static summary = 'Move the local sandbox clock forward'
   static description =
@@ -14,11 +17,11 @@ export default class SandboxClockAdvance extends BaseCommand {
   static examples = ['<%= config.bin %> sandbox clock advance 31m', '<%= config.bin %> sandbox clock advance 1d', '<%= config.bin %> sandbox clock advance 1h30m']
   static args = {duration: Args.string({description: 'how far: a number and a unit (ms, s, m, h, d), e.g. 31m or 1h30m', required: true})}
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxClockAdvanceResult> {
     const {args} = await this.parse(SandboxClockAdvance)
     const advanceMs = parseDuration(args.duration)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const clock = await controlCall<Record<string, unknown>>(runtime, 'POST', 'clock', {advanceMs})
-    await this.emit(clock, () => this.io.out(renderRecord(recordRows(clock), this.io.stdoutTty)))
+    const clock = await controlCall<SandboxClockAdvanceResult>(runtime, 'POST', 'clock', {advanceMs})
+    return this.emit(clock, () => this.io.out(renderRecord(recordRows(clock), this.io.stdoutTty)))
   }
 }

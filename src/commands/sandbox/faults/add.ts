@@ -1,7 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
-import {SANDBOX_FAULTS} from '../../../protocol/local-sandbox.js'
+import {SANDBOX_FAULTS, type FaultRule} from '../../../protocol/local-sandbox.js'
+
+/** The fault armed. */
+export type SandboxFaultsAddResult = FaultRule
 
 export default class SandboxFaultsAdd extends BaseCommand {
   static summary = 'Make the local sandbox misbehave for the next calls (fault injection)'
@@ -21,15 +24,15 @@ export default class SandboxFaultsAdd extends BaseCommand {
     latency: Flags.integer({description: 'milliseconds of delay (latency)', min: 1, default: 2000}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxFaultsAddResult> {
     const {args, flags} = await this.parse(SandboxFaultsAdd)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const rule = await controlCall<Record<string, unknown>>(runtime, 'POST', 'faults', {
+    const rule = await controlCall<FaultRule>(runtime, 'POST', 'faults', {
       fault: args.fault,
       remaining: flags.times,
       path: flags.path,
       latencyMs: flags.latency,
     })
-    await this.emit(rule, () => this.notice(`the next ${flags.times} call(s)${flags.path ? ` to ${flags.path}` : ''} get: ${args.fault}`))
+    return this.emit(rule, () => this.notice(`the next ${flags.times} call(s)${flags.path ? ` to ${flags.path}` : ''} get: ${args.fault}`))
   }
 }

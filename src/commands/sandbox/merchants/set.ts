@@ -2,6 +2,9 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
 
+/** The merchant's settings now. */
+export type SandboxMerchantsSetResult = {mchNo: string; allocAmountUnit: 'yuan' | 'cents'}
+
 export default class SandboxMerchantsSet extends BaseCommand {
   static summary = 'Change a sandbox merchant\'s settings, such as the unit of allocation amounts'
   static description =
@@ -12,10 +15,10 @@ export default class SandboxMerchantsSet extends BaseCommand {
     'alloc-amount-unit': Flags.string({description: 'allocation receiver amounts, in requests and answers', options: ['yuan', 'cents'], required: true}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxMerchantsSetResult> {
     const {args, flags} = await this.parse(SandboxMerchantsSet)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const settings = await controlCall<{mchNo: string; allocAmountUnit: string}>(runtime, 'POST', 'merchants/settings', {mchNo: args.mchNo, allocAmountUnit: flags['alloc-amount-unit']})
-    await this.emit(settings, () => this.io.out(`${settings.mchNo}\tallocAmountUnit=${settings.allocAmountUnit}`))
+    const settings = await controlCall<SandboxMerchantsSetResult>(runtime, 'POST', 'merchants/settings', {mchNo: args.mchNo, allocAmountUnit: flags['alloc-amount-unit']})
+    return this.emit(settings, () => this.io.out(`${settings.mchNo}\tallocAmountUnit=${settings.allocAmountUnit}`))
   }
 }

@@ -1,7 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import type {BoundReceiver} from '../../../protocol/local-sandbox.js'
 import {ALLOC_RECEIVER_TYPES} from '../../../protocol/schemas.js'
+
+/** The receiver bound. */
+export type SandboxReceiversBindResult = BoundReceiver
 
 export default class SandboxReceiversBind extends BaseCommand {
   static summary = 'Bind an allocation receiver to a local sandbox merchant (the channel side of a split)'
@@ -16,15 +20,15 @@ export default class SandboxReceiversBind extends BaseCommand {
     'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxReceiversBindResult> {
     const {args, flags} = await this.parse(SandboxReceiversBind)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const bound = await controlCall<Record<string, unknown>>(runtime, 'POST', 'receivers', {
+    const bound = await controlCall<BoundReceiver>(runtime, 'POST', 'receivers', {
       mchNo: flags['mch-no'] ?? runtime.merchant.mchNo,
       receiverType: args.type,
       receiverAccount: args.account,
       receiverName: flags.name,
     })
-    await this.emit(bound, () => this.notice(`bound ${args.type}:${args.account}`))
+    return this.emit(bound, () => this.notice(`bound ${args.type}:${args.account}`))
   }
 }

@@ -4,18 +4,22 @@ import {tableFlags, tableOptions} from '../../../cli/table-flags.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
 import {display} from '../../../output/format.js'
 import {renderRows} from '../../../output/table.js'
+import type {BoundReceiver} from '../../../protocol/local-sandbox.js'
+
+/** The receivers bound for the merchant. */
+export type SandboxReceiversListResult = BoundReceiver[]
 
 export default class SandboxReceiversList extends BaseCommand {
   static summary = 'List the allocation receivers bound in the local sandbox'
   static examples = ['<%= config.bin %> sandbox receivers list']
   static flags = {'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}), ...tableFlags}
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxReceiversListResult> {
     const {flags} = await this.parse(SandboxReceiversList)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const mchNo = flags['mch-no'] ?? runtime.merchant.mchNo
-    const receivers = await controlCall<Record<string, unknown>[]>(runtime, 'GET', `receivers?mchNo=${encodeURIComponent(mchNo)}`)
-    await this.emit(receivers, () =>
+    const receivers = await controlCall<BoundReceiver[]>(runtime, 'GET', `receivers?mchNo=${encodeURIComponent(mchNo)}`)
+    return this.emit(receivers, () =>
       this.io.out(
         renderRows(
           ['receiverType', 'receiverAccount', 'receiverName', 'boundAt'],

@@ -3,6 +3,10 @@ import {BaseCommand} from '../../../cli/base.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
 import {recordRows} from '../../../output/record.js'
 import {renderRecord} from '../../../output/table.js'
+import type {RefundRecord} from '../../../protocol/answers.js'
+
+/** The settled refund, in its management form. */
+export type SandboxRefundSettleResult = RefundRecord
 
 export default class SandboxRefundSettle extends BaseCommand {
   static summary = 'Play the channel: settle a local sandbox refund now (success, or --fail / --close)'
@@ -14,11 +18,11 @@ export default class SandboxRefundSettle extends BaseCommand {
     close: Flags.boolean({description: 'the refund is not confirmed in time', exclusive: ['fail']}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxRefundSettleResult> {
     const {args, flags} = await this.parse(SandboxRefundSettle)
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const outcome = flags.fail ? 'fail' : flags.close ? 'close' : 'success'
-    const refund = await controlCall<Record<string, unknown>>(runtime, 'POST', `refunds/${encodeURIComponent(args.refund)}/settle`, {outcome})
-    await this.emit(refund, () => this.io.out(renderRecord(recordRows(refund), this.io.stdoutTty)))
+    const refund = await controlCall<RefundRecord>(runtime, 'POST', `refunds/${encodeURIComponent(args.refund)}/settle`, {outcome})
+    return this.emit(refund, () => this.io.out(renderRecord(recordRows(refund), this.io.stdoutTty)))
   }
 }

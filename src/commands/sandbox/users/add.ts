@@ -4,6 +4,9 @@ import {readText} from '../../../cli/input.js'
 import {UsageError} from '../../../errors.js'
 import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
 
+/** The user created, and its merchant. */
+export type SandboxUsersAddResult = {account: string; mchNo: string}
+
 export default class SandboxUsersAdd extends BaseCommand {
   static summary = 'Create a management API user in the local sandbox'
   static description = 'The user sees only its merchant\'s data (default: the sandbox\'s default merchant). The password comes from standard input.'
@@ -14,16 +17,16 @@ export default class SandboxUsersAdd extends BaseCommand {
     'mch-no': Flags.string({description: 'merchant the user belongs to (default: the sandbox merchant)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<SandboxUsersAddResult> {
     const {args, flags} = await this.parse(SandboxUsersAdd)
     const password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
     if (!password) throw new UsageError('the password is empty')
     const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const user = await controlCall<{account: string; mchNo: string}>(runtime, 'POST', 'users', {
+    const user = await controlCall<SandboxUsersAddResult>(runtime, 'POST', 'users', {
       account: args.account,
       password,
       mchNo: flags['mch-no'] ?? runtime.merchant.mchNo,
     })
-    await this.emit(user, () => this.notice(`user ${user.account} can now log in for merchant ${user.mchNo}`))
+    return this.emit(user, () => this.notice(`user ${user.account} can now log in for merchant ${user.mchNo}`))
   }
 }

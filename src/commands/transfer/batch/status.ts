@@ -3,7 +3,10 @@ import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../../cli/base.js'
 import {countsLine, failedRowLines, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
-import {batchStatus, RESULT_COLUMNS} from '../../../services/batch.js'
+import {batchStatus, RESULT_COLUMNS, type Tally} from '../../../services/batch.js'
+
+/** The rows by outcome now, the failed ones, and the journal and result files. */
+export type TransferBatchStatusResult = Tally
 
 export default class TransferBatchStatus extends BaseCommand {
   static summary = 'Settle a batch: re-query every row not yet final, update the journal and the result CSV'
@@ -19,12 +22,12 @@ export default class TransferBatchStatus extends BaseCommand {
     out: Flags.string({description: 'write the result CSV here (default: the --out of the run)'}),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<TransferBatchStatusResult> {
     const {args, flags} = await this.parse(TransferBatchStatus, withWaitDefault(this.argv))
     const waitMs = parseDuration(flags.wait)
     const context = await this.context(flags)
     const interrupt = interruptible((signal) => this.notice(`${signal}: stopping after the queries in flight...`))
-    let tally
+    let tally: Tally
     try {
       tally = await batchStatus({
         file: resolve(args.file),
@@ -48,5 +51,6 @@ export default class TransferBatchStatus extends BaseCommand {
     }
     if (note) this.notice(note)
     this.setExitCode(exitCode)
+    return tally
   }
 }
