@@ -1,20 +1,15 @@
-import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {PayCreateResult} from '../../src/commands/pay/create.js'
 import type {QueryAllocResult} from '../../src/commands/query/alloc.js'
 import type {QueryTransferResult} from '../../src/commands/query/transfer.js'
-import type {SandboxBalanceResult} from '../../src/commands/sandbox/balance.js'
 import type {SandboxStartResult} from '../../src/commands/sandbox/start.js'
 import type {TransferBatchResult} from '../../src/commands/transfer/batch.js'
 import type {TransferResult} from '../../src/commands/transfer/index.js'
 import {cli, type Cli} from '../helpers/cli.js'
-import {sandboxTransfers, waitFor, type SandboxTransfer} from '../helpers/sandbox.js'
-
-// Thousands of signed calls: CPU-bound, so on a shared, overloaded machine they need room
-const BATCH_TIMEOUT_MS = 360_000
+import {payoutFile} from '../helpers/payouts.js'
+import {sandboxTransfers, waitFor} from '../helpers/sandbox.js'
 
 let c: Cli
 let sandboxUrl = ''
@@ -25,21 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await c.cleanup()
 })
-
-const balance = async (on: Cli): Promise<number> => (await on.result<SandboxBalanceResult>(['sandbox', 'balance'])).balance
-
-function payoutFile(name: string, rows: number, prefix: string, on: Cli = c): {file: string; cents: number} {
-  let text = 'channel,payeeType,payeeAccount,amount,title\n'
-  let cents = 0
-  for (let i = 0; i < rows; i++) {
-    const amount = 100 + (i % 37)
-    cents += amount
-    text += `walletB,user_id,2088${prefix}${i},${amount},Payout ${i}\n`
-  }
-  const file = join(on.dir, name)
-  writeFileSync(file, text)
-  return {file, cents}
-}
 
 describe('allocation', () => {
   it('splits a paid allocatable order to two bound receivers, refuses an unbound one and a second split', async () => {
@@ -102,82 +82,9 @@ describe('transfer batch', () => {
   })
 
   it('prints the plan for a dry run and sends nothing', async () => {
-    const {file, cents} = payoutFile('plan.csv', 50, 'P')
+    const {file, cents} = payoutFile(c, 'plan.csv', 50, 'P')
     const plan = await c.result<TransferBatchResult>(['transfer', 'batch', file, '--dry-run'])
     expect(plan).toMatchObject({rows: 50, totalCents: cents, byChannel: {walletB: {rows: 50, cents}}})
     expect(existsSync(`${file}.journal`)).toBe(false)
   })
-
-  it('completes 10,000 rows with every row accounted for, and exits 5 when some rows fail', async () => {
-    const {file} = payoutFile('big.csv', 10_000, 'BIG')
-    const out = join(c.dir, 'big-results.csv')
-    const result = await c.run(['transfer', 'batch', file, '--concurrency', '16', '--out', out])
-    expect(result.code).toBe(6) // walletB transfers are processing when accepted
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l))
-    expect(lines).toHaveLength(10_000)
-    expect(new Set(lines.map((l) => l.bizTransferNo)).size).toBe(10_000)
-    expect(lines.every((l) => l.outcome === 'processing' || l.outcome === 'success')).toBe(true)
-    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(10_001)
-    const mine = (await sandboxTransfers(c)).filter((t) => lines.some((l) => l.bizTransferNo === t.bizTransferNo))
-    expect(mine).toHaveLength(10_000)
-
-    const mixed = join(c.dir, 'mixed.csv')
-    writeFileSync(mixed, 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088M1,100\nwalletB,user_id,2088M2_refused,100\n')
-    const partial = await c.run(['transfer', 'batch', mixed])
-    expect(partial.code).toBe(5)
-    expect(partial.stderr).toMatch(/2 rows, 2\.00 yuan: \d success, \d processing, 1 failed, 0 unknown/)
-  }, BATCH_TIMEOUT_MS)
-})
-
-// Its own sandbox: the balance check must see only this test's transfers, not an earlier test's
-// walletA transfer expiring (and refunding) inside its window.
-describe('transfer batch, killed', () => {
-  let k: Cli
-  beforeAll(async () => {
-    k = cli()
-    expect((await k.json(['sandbox', 'start', '--time-scale', '10'])).code).toBe(0)
-  })
-  afterAll(async () => {
-    await k.cleanup()
-  })
-
-  it('survives being killed at random moments: resumed, every row is paid exactly once', async () => {
-    const {file, cents} = payoutFile('kill.csv', 3000, 'K', k)
-    const startBalance = await balance(k)
-    const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
-    for (const delay of [200, 600, 400, 800]) {
-      const child = spawn(process.execPath, [bin, 'transfer', 'batch', file, '--concurrency', '16', ...(existsSync(`${file}.journal`) ? ['--resume'] : [])], {
-        env: k.env,
-        stdio: 'ignore',
-      })
-      // listen for the exit at once: a run may end (or fail) before the kill comes
-      let ended = false
-      const exited = new Promise((resolve) => child.once('exit', resolve)).then(() => (ended = true))
-      // time the kill from this run's first journal entries, not from the spawn: on a loaded
-      // machine Node's start alone can outlast a fixed delay, and then no row is ever interrupted
-      const journalSize = () => (existsSync(`${file}.journal`) ? statSync(`${file}.journal`).size : 0)
-      const before = journalSize()
-      await waitFor(() => ended || journalSize() > before, 60_000)
-      await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * 400))
-      child.kill('SIGKILL')
-      await exited
-    }
-    const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16', '--wait', '60s'])
-    expect(finish.code).toBe(0)
-    expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows were finished by an earlier run/)
-    const mine = (await sandboxTransfers(k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
-    const byKey = new Map<string, SandboxTransfer[]>()
-    for (const t of mine) byKey.set(t.bizTransferNo, [...(byKey.get(t.bizTransferNo) ?? []), t])
-    const {derivedBizTransferNo} = await import('../../src/services/batch.js')
-    const {createHash} = await import('node:crypto')
-    const sha = createHash('sha256').update(readFileSync(file)).digest('hex')
-    for (let i = 0; i < 3000; i++) {
-      const records = byKey.get(derivedBizTransferNo(sha, i))
-      expect(records, `row ${i}`).toHaveLength(1)
-      expect(records![0].submissions, `row ${i}`).toBe(1)
-    }
-    await waitFor(async () => (await balance(k)) === startBalance - cents)
-    const again = await k.run(['transfer', 'batch', file, '--resume'])
-    expect(again.stderr).toContain('resuming: 3000 of 3000 rows were finished by an earlier run')
-  }, BATCH_TIMEOUT_MS)
 })
