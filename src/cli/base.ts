@@ -1,13 +1,17 @@
 // The base of every command: global flags, the run context (profile, keys, client), output
 // through injected streams, and the single place where an error becomes a message and an exit
 // code. Nothing is thrown past `catch`, so output is flushed before the process ends.
-import {Command, Flags, Interfaces} from '@oclif/core'
+// oclif's parts, not its index (which loads the whole of oclif): a command that takes its flags
+// the same way (verify) loads no index at all (README, "Dependencies and start-up").
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {CallResult, ClientConfig} from '../client/pipeline.js'
 import {UnipayError, UsageError} from '../errors.js'
 import {processIo, type Io} from '../output/io.js'
 import {stringifyJson, type JsonValue} from '../protocol/json.js'
-import {resolveProfile, type ResolvedProfile} from '../profiles/resolve.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
 import {ProfileStore} from '../profiles/store.js'
 
 export const profileFlags = {
@@ -73,6 +77,8 @@ export abstract class BaseCommand extends Command {
 
   /** The settings in force (flags > env > profile > defaults), warnings shown. */
   protected async resolveProfile(flags: Partial<Flag<typeof profileFlags>>): Promise<ResolvedProfile> {
+    // loaded here, not up front: a run given its keys as files (sign, verify) reads no profile
+    const {resolveProfile} = await import('../profiles/resolve.js')
     const profile = await resolveProfile({
       store: this.profileStore(),
       dataDir: this.config.dataDir,

@@ -1,10 +1,9 @@
 import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readText} from '../cli/input.js'
 import {SignatureError, UsageError} from '../errors.js'
-import {renderRecord} from '../output/table.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource} from '../services/verify.js'
 
@@ -64,9 +63,10 @@ export default class Verify extends BaseCommand {
       ].join('\n')
       throw error
     }
-    await this.emit(outcome, () =>
-      this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty)),
-    )
+    await this.emit(outcome, async () => {
+      const {renderRecord} = await import('../output/table.js')
+      this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty))
+    })
   }
 
   /** Keys for the check: --public-key / --md5-key-file, else the profile's, read only when asked. */
