@@ -1,7 +1,6 @@
 import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
-import * as Flags from '@oclif/core/flags'
-import {BaseCommand, profileFlags} from '../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readText} from '../cli/input.js'
 import {SignatureError, UsageError} from '../errors.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
