@@ -1,12 +1,8 @@
 import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readText} from '../cli/input.js'
-import {readEpayParams} from '../cli/epay.js'
 import {SignatureError, UsageError} from '../errors.js'
-import {renderRecord} from '../output/table.js'
-import {parseEasyPayInput} from '../protocol/callback.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource, type Outcome} from '../services/verify.js'
 
@@ -53,10 +49,12 @@ export default class Verify extends BaseCommand {
     const asRequest = Boolean(flags.request)
     // a notification is judged as its receiver would judge it now, timestamp window included
     const callbackAt = flags.callback ? new Date() : undefined
+    // The compatibility module's parsers (and the API client cli/epay.js brings along) load only
+    // for its inputs: a /unipay/* body is the common case (README, "Dependencies and start-up").
     const outcome = epay
-      ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', readEpayParams(input), source, asRequest, callbackAt)
+      ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', (await import('../cli/epay.js')).readEpayParams(input), source, asRequest, callbackAt)
       : flags.callback && !input.startsWith('{')
-        ? await verifyEasyPay(parseEasyPayInput(input), source, asRequest, callbackAt)
+        ? await verifyEasyPay((await import('../protocol/callback.js')).parseEasyPayInput(input), source, asRequest, callbackAt)
         : await verifyUnipay(readJsonData(input), source, asRequest)
     if (!outcome.verified) {
       const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
@@ -67,9 +65,10 @@ export default class Verify extends BaseCommand {
       ].join('\n')
       throw error
     }
-    return this.emit(outcome, () =>
-      this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty)),
-    )
+    return this.emit(outcome, async () => {
+      const {renderRecord} = await import('../output/table.js')
+      this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty))
+    })
   }
 
   /** Keys for the check: --public-key / --md5-key-file, else the profile's, read only when asked. */

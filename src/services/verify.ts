@@ -1,12 +1,15 @@
 // `verify`: does a body's sign verify, and if not, which difference explains it. The keys come
 // from a source the command provides, asked only for what the body's scheme needs (reading the
-// local profile starts the sandbox, so it is not read without need).
+// local profile starts the sandbox, so it is not read without need). What explains a failure
+// (diagnosis, the easy_pay rules) is loaded only when it is needed: a body that verifies loads
+// neither (README, "Dependencies and start-up").
 import type {KeyObject} from 'node:crypto'
 import {UsageError} from '../errors.js'
-import {checkEasyPayCallback, easyPaySignType, staleEasyPayTimestamp, type CallbackKeys} from '../protocol/callback.js'
-import {diagnoseSignature} from '../protocol/diagnose.js'
+import type {CallbackKeys} from '../protocol/callback.js'
+import {canonicalString} from '../protocol/canonical.js'
 import type {JsonObject} from '../protocol/json.js'
 import {keyFingerprint} from '../protocol/keys.js'
+import {verifyString} from '../protocol/signature.js'
 
 export interface Outcome {
   verified: boolean
@@ -42,6 +45,10 @@ async function publicKeys(source: KeySource, asRequest: boolean): Promise<{key: 
 export async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: boolean): Promise<Outcome> {
   if (typeof body.sign !== 'string' || body.sign === '') throw new UsageError('the body has no sign field to verify')
   const {key, otherKeys} = await publicKeys(source, asRequest)
+  // The rule's string, as diagnoseSignature builds it; it explains only a failure.
+  const expectedString = canonicalString(body)
+  if (verifyString(expectedString, body.sign, key)) return {verified: true, key: keyFingerprint(key), canonicalString: expectedString}
+  const {diagnoseSignature} = await import('../protocol/diagnose.js')
   const diagnosis = diagnoseSignature({body, signature: body.sign, key, otherKeys})
   return {verified: diagnosis.verified, key: keyFingerprint(key), canonicalString: diagnosis.expectedString, explanation: diagnosis.explanation, matchingString: diagnosis.matchingString}
 }
@@ -53,6 +60,7 @@ export async function verifyUnipay(body: JsonObject, source: KeySource, asReques
  */
 export async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
   if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
+  const {checkEasyPayCallback, easyPaySignType, staleEasyPayTimestamp} = await import('../protocol/callback.js')
   const signType = easyPaySignType(params)
   if (!signType) throw new UsageError(`the callback's sign_type "${params.sign_type}" is neither MD5 nor RSA`)
   let keys: CallbackKeys

@@ -5,7 +5,8 @@ import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {generateRsaKeyPair} from '../../src/protocol/keys.js'
+import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
+import {signBody} from '../../src/protocol/signature.js'
 import {cli, type Cli} from '../helpers/cli.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
@@ -19,6 +20,9 @@ beforeAll(async () => {
   const pair = generateRsaKeyPair()
   writeFileSync(join(c.dir, 'merchant.pem'), pair.privateKeyPem, {mode: 0o600})
   writeFileSync(join(c.dir, 'platform.pem'), pair.publicKeyPem)
+  // a signed request body, as the bench's `verify` of a file checks (scripts/bench.mjs)
+  const body = {mchNo: 'M1', appId: 'A1', reqId: 'R1', reqTime: '2025-01-01 00:00:00', title: 'x', amount: 100, goodsDetail: [{goodsId: 'G1', quantity: 1}]}
+  writeFileSync(join(c.dir, 'signed.json'), JSON.stringify(signBody(body, loadPrivateKey(pair.privateKeyPem))))
   // a remote profile: a dry run then loads what a real call loads, without a local sandbox
   const added = await c.run(['profile', 'add', 'remote', '--base-url', 'http://127.0.0.1:9', '--mch-no', 'M1', '--private-key-file', join(c.dir, 'merchant.pem'), '--platform-public-key-file', join(c.dir, 'platform.pem')])
   expect(added.code).toBe(0)
@@ -40,6 +44,10 @@ function loadedBy(args: string[]): string[] {
   expect(loaded.some((entry) => entry.endsWith('/bin/run.js'))).toBe(true)
   return loaded
 }
+
+/** Our own modules a run loaded, as paths under dist/. */
+const ours = (loaded: string[]) =>
+  loaded.map((entry) => entry.replace(/^file:\/\//, '')).filter((path) => path.startsWith(OUR_DIST)).map((path) => path.slice(OUR_DIST.length))
 
 const packages = (loaded: string[]) => new Set(loaded.map((entry) => /\/node_modules\/((@[^/]+\/)?[^/]+)\//.exec(entry)?.[1]).filter(Boolean))
 
@@ -64,5 +72,32 @@ describe('what a run loads', () => {
       // it is a real run: the protocol layer was loaded
       expect(found).toContain('lossless-json')
     }
+  })
+
+  // verify of a body that verifies: what explains a failure (diagnosis, the easy_pay and epay
+  // rules), the API client, the profile resolver and oclif's index load only when needed.
+  it('verify of a file that verifies loads no heavy module, no oclif index and only what checks a signature', () => {
+    const loaded = loadedBy(['verify', '--data', `@${join(c.dir, 'signed.json')}`, '--public-key', join(c.dir, 'platform.pem'), '--request', '--json'])
+    const found = packages(loaded)
+    for (const name of HEAVY) expect(found, name).not.toContain(name)
+    expect(loaded.filter((entry) => entry.includes('/node_modules/@oclif/core/lib/index.js'))).toEqual([])
+    // Each module added here is loaded by every verify (README, "Dependencies and start-up").
+    expect(new Set(ours(loaded))).toEqual(
+      new Set([
+        'commands/verify.js',
+        'services/verify.js',
+        'cli/base.js',
+        'cli/input.js',
+        'errors.js',
+        'output/io.js',
+        'profiles/store.js',
+        'profiles/model.js',
+        'protocol/canonical.js',
+        'protocol/json.js',
+        'protocol/keys.js',
+        'protocol/money.js',
+        'protocol/signature.js',
+      ]),
+    )
   })
 })
