@@ -9,7 +9,7 @@ let c: Cli
 let big: BigAnswerServer
 
 beforeAll(async () => {
-  c = cli()
+  c = cli({sandbox: 'in-process'})
   big = await bigAnswerServer({declareLength: false})
   const merchant = generateRsaKeyPair()
   const platform = generateRsaKeyPair()

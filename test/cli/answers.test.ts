@@ -34,7 +34,7 @@ function answer(request: Record<string, any>): string {
 }
 
 beforeAll(async () => {
-  c = cli()
+  c = cli({sandbox: 'in-process'})
   server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (d: Buffer) => chunks.push(d))

@@ -29,7 +29,7 @@ const file = (name: string, text: string) => {
 }
 const files: Record<string, string> = {}
 beforeAll(() => {
-  c = cli()
+  c = cli({sandbox: 'in-process'})
   files.md5 = file('md5.key', `${md5Key}\n`)
   files.merchantPrivate = file('merchant.key', fixture.v2.keys.merchant_private_key_pkcs8_b64)
   files.merchantPublic = file('merchant.pub', fixture.v2.keys.merchant_public_key_spki_b64)

@@ -4,7 +4,7 @@ import {cli, type Cli} from '../helpers/cli.js'
 let c: Cli
 let paidBizOrderNo = ''
 beforeAll(async () => {
-  c = cli()
+  c = cli({sandbox: 'in-process'})
   paidBizOrderNo = (await c.json(['pay', 'create', '--title', 'Known', '--amount', '1', '--auth-code', '134567890123456789'])).body.data.bizOrderNo
 })
 afterEach(async () => {

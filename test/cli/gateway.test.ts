@@ -7,7 +7,7 @@ import {waitFor} from '../helpers/sandbox.js'
 
 let c: Cli
 beforeAll(() => {
-  c = cli()
+  c = cli({sandbox: 'in-process'})
 })
 afterAll(async () => {
   await c.cleanup()

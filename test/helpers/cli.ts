@@ -14,13 +14,21 @@
 // it for a command that must succeed; `c.dryRun<PayCreateResult>([...])` the request a dry run
 // would send. A subprocess has no returned value: there both read it from --json instead
 // (test/cli/results.test.ts holds the two equal).
+//
+// Tests about the client can also keep the local sandbox in this process:
+// `cli({sandbox: 'in-process'})` starts it on the first run and publishes it in the test's
+// runtime.json, where the CLI finds it as it finds the daemon. No daemon start, no second
+// process for what the test is not about. `sandbox start`, `stop` and `reset` then refuse: they
+// manage the daemon by its pid, which would be this process.
 import {spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, settings, type Command} from '@oclif/core'
+import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 import {parseJson, toPlain} from '../../src/protocol/json.js'
+import {startSandbox, type RunningSandbox} from '../../src/sandbox/server.js'
 import {seedSandboxKeys} from './sandbox-keys.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -60,6 +68,8 @@ export interface Cli {
 export interface CliOptions {
   /** Every command as a `bin/run.js` subprocess (exit codes on signals, daemons, kill -9, TTY). */
   process?: boolean
+  /** Where the local sandbox runs: the daemon the CLI starts (default), or this process. */
+  sandbox?: 'daemon' | 'in-process'
 }
 
 export function cli(options: CliOptions = {}): Cli {
@@ -73,10 +83,19 @@ export function cli(options: CliOptions = {}): Cli {
     XDG_CACHE_HOME: join(dir, 'cache'),
   })
   mkdirSync(join(dir, 'home'))
-  seedSandboxKeys(join(dir, 'data', 'unipay'))
+  const dataDir = join(dir, 'data', 'unipay')
+  seedSandboxKeys(dataDir)
   let config: Promise<Config> | undefined
+  let sandbox: Promise<RunningSandbox> | undefined
   const run = async <T>(args: string[], runOptions: RunOptions = {}): Promise<RunResult<T>> => {
     const runEnv = {...env, ...runOptions.env}
+    if (options.sandbox === 'in-process') {
+      if (args[0] === 'sandbox' && ['start', 'stop', 'reset'].includes(args[1])) {
+        throw new Error(`sandbox ${args[1]}: this test's sandbox runs in-process (cli({sandbox: 'in-process'})); use a daemon for it`)
+      }
+      sandbox ??= startInProcess(dataDir)
+      await sandbox
+    }
     if (options.process || process.env.UNIPAY_TEST_CLI === 'process' || needsProcess(args, runOptions)) return runProcess(args, runEnv, runOptions.input)
     // oclif reads HOME and XDG_* when it loads (configDir, dataDir): load with this CLI's env
     config ??= withEnv(env, () => loadConfig())
@@ -117,10 +136,20 @@ export function cli(options: CliOptions = {}): Cli {
       return {code: result.code, body, stderr: result.stderr}
     },
     async cleanup() {
-      await run(['sandbox', 'stop'])
+      if (sandbox) await (await sandbox).close()
+      else await run(['sandbox', 'stop'])
       rmSync(dir, {recursive: true, force: true})
     },
   }
+}
+
+/** A sandbox in this process, published where the CLI looks for the local one (as the daemon does). */
+async function startInProcess(dataDir: string): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({dataDir, port: 0, log: () => {}})
+  const file = sandboxRuntimeFile(dataDir)
+  writeFileSync(`${file}.tmp`, JSON.stringify(sandbox.runtime, null, 2), {mode: 0o600})
+  renameSync(`${file}.tmp`, file)
+  return sandbox
 }
 
 /** Standard input (fd 0 cannot be given to an in-process command), help and version output. */
