@@ -268,9 +268,18 @@ export function createSandboxApp(options: SandboxOptions) {
     return JSON.stringify(body)
   }
 
-  /** Handles a signed call and signs its answer. */
-  function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
-    return signedAnswer(store.grouped(() => answer(path, rawText, note)))
+  /**
+   * Handles a signed call and signs its answer. The callbacks the call caused wait until the
+   * answer is handed to the socket: its caller sends it in the continuation of this promise,
+   * which runs before the released notifications are scheduled (setImmediate).
+   */
+  async function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
+    const {value, release} = notifier.withheld(() => store.grouped(() => answer(path, rawText, note)))
+    try {
+      return await signedAnswer(value)
+    } finally {
+      release()
+    }
   }
 
   function answer(path: string, rawText: string, note?: RequestNote): Answer {

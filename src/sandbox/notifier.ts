@@ -46,6 +46,8 @@ export class Notifier {
   private readonly running = new Set<string>()
   private readonly pending = new Set<string>()
   private stopped = false
+  /** Notifications kept while a signed call is answered (see withheld). */
+  private parked: string[] | undefined
 
   constructor(private readonly options: NotifierOptions) {}
 
@@ -132,11 +134,35 @@ export class Notifier {
     return withParams(notifyUrl, {...params, sign: signRsa(params, this.options.platformKey), sign_type: 'RSA'})
   }
 
+  /**
+   * Runs `fn`; the notifications it keeps are sent only once `release` is called. A signed
+   * answer is signed on the thread pool after the call's work is done, and the callback about
+   * an order must not reach the merchant before the answer that names the order.
+   */
+  withheld<T>(fn: () => T): {value: T; release: () => void} {
+    const parked: string[] = (this.parked = [])
+    const release = () => {
+      for (const id of parked) this.pending.add(id)
+      if (parked.length > 0) setImmediate(() => this.schedule())
+    }
+    try {
+      return {value: fn(), release}
+    } catch (error) {
+      release()
+      throw error
+    } finally {
+      this.parked = undefined
+    }
+  }
+
   /** Keeps a new notification (before the triggering answer goes out) and sends it soon. */
   private keep<T extends Notification>(notification: T): T {
     this.options.store.put('notifications', notification.id, notification)
-    this.pending.add(notification.id)
-    setImmediate(() => this.schedule())
+    if (this.parked) this.parked.push(notification.id)
+    else {
+      this.pending.add(notification.id)
+      setImmediate(() => this.schedule())
+    }
     return notification
   }
 

@@ -12,6 +12,8 @@ export class Store {
   private fd: number | undefined
   /** Journal lines of the group being run (see grouped). */
   private pending: string[] | undefined
+  /** Why a group's changes are in memory but not in the journal: nothing may be read or changed after that. */
+  private broken: string | undefined
 
   constructor(
     private readonly file: string,
@@ -58,36 +60,55 @@ export class Store {
   }
 
   get<T>(collection: string, key: string): T | undefined {
-    return this.collection(collection).get(key) as T | undefined
+    return this.usable(collection).get(key) as T | undefined
   }
 
   values<T>(collection: string): T[] {
-    return [...this.collection(collection).values()] as T[]
+    return [...this.usable(collection).values()] as T[]
   }
 
   put<T>(collection: string, key: string, value: T): T {
+    const entries = this.usable(collection)
     this.append({c: collection, k: key, v: value})
-    this.collection(collection).set(key, value)
+    entries.set(key, value)
     return value
   }
 
   delete(collection: string, key: string): void {
+    const entries = this.usable(collection)
     this.append({c: collection, k: key, v: null})
-    this.collection(collection).delete(key)
+    entries.delete(key)
   }
 
   /**
    * Runs `fn` with its journal entries written together when it returns or throws: one write
-   * per request instead of one per change, still before the request is answered.
+   * per request instead of one per change, still before the request is answered. Its changes
+   * are in memory by then: when that write fails, the store refuses every later read, so no
+   * answer is ever made from a state the journal does not have (a restart replays the journal).
    */
   grouped<T>(fn: () => T): T {
     if (this.pending) return fn()
     const pending: string[] = (this.pending = [])
+    let value: T
     try {
-      return fn()
-    } finally {
+      value = fn()
+    } catch (error) {
       this.pending = undefined
-      if (pending.length > 0) this.write(pending.join(''))
+      this.flush(pending)
+      throw error
+    }
+    this.pending = undefined
+    this.flush(pending)
+    return value
+  }
+
+  private flush(lines: string[]): void {
+    if (lines.length === 0) return
+    try {
+      this.write(lines.join(''))
+    } catch (error) {
+      this.broken = `the journal ${this.file} could not be written (${(error as Error).message}): restart the sandbox`
+      throw new Error(this.broken)
     }
   }
 
@@ -100,6 +121,11 @@ export class Store {
   private write(text: string): void {
     if (this.fd === undefined) throw new Error('store is not open')
     writeSync(this.fd, text)
+  }
+
+  private usable(name: string): Collection {
+    if (this.broken) throw new Error(this.broken)
+    return this.collection(name)
   }
 
   private collection(name: string): Collection {

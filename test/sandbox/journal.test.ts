@@ -93,3 +93,25 @@ describe('grouped journal writes', () => {
     reopened.close()
   })
 })
+
+describe('a group that cannot be written', () => {
+  it('refuses every later read and change, so nothing is answered from a state the journal lacks', () => {
+    const file = join(dataDir, 'unwritable.jsonl')
+    const store = new Store(file).open()
+    store.put('a', '1', {n: 1})
+    // the journal goes away mid-group (as when the disk fails): the group's change is in memory only
+    expect(() =>
+      store.grouped(() => {
+        store.put('a', '2', {n: 2})
+        store.close()
+      }),
+    ).toThrow(`the journal ${file} could not be written (store is not open): restart the sandbox`)
+    expect(() => store.get('a', '2')).toThrow('restart the sandbox')
+    expect(() => store.values('a')).toThrow('restart the sandbox')
+    expect(() => store.put('a', '3', {n: 3})).toThrow('restart the sandbox')
+    // what a restart sees: the journal, without the lost change
+    const reopened = new Store(file).open()
+    expect(reopened.values('a')).toEqual([{n: 1}])
+    reopened.close()
+  })
+})
