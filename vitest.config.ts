@@ -10,7 +10,8 @@ export default defineConfig({
     maxWorkers: 3,
     // Files share a worker's loaded modules (oclif, the commands, the sandbox) instead of each
     // loading them again: about 30 s of imports in a full run. Tests keep their state in their
-    // own CLI folders and sandboxes, never in module globals, so nothing leaks between files.
+    // own CLI folders and sandboxes; the one module state shared, the environment that
+    // test/helpers/cli.ts swaps in around an in-process run, is back once the file's runs end.
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,

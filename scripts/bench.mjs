@@ -46,7 +46,7 @@ const TARGET = {
   batchTransfersPerSecond: 1500,
 }
 // The two throughput targets were set from a run on a machine where node:crypto made 4,524
-// RSA-2048 signatures/s on one core (README's table of 2026-11-22). Every pay create costs two
+// RSA-2048 signatures/s on one core (the bench's table in README as of commit 5346854). Every pay create costs two
 // signatures (the client's and the answer's), so throughput on one machine scales with its
 // signing speed: the bench also prints each target scaled by this run's node:crypto rate.
 const TARGET_MACHINE_SIGNATURES_PER_SECOND = 4524
@@ -349,9 +349,10 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   // Signed before the clock starts (each body unique, within the 300 s window): the sandbox's
   // own capacity, with a load generator that costs it as little as it can.
   const presignedBodies = []
-  const presigned = () => request(`${runtime.url}/unipay/pay`, 'POST', presignedBodies.pop() ?? fail())
-  const fail = () => {
-    throw new Error('ran out of presigned bodies')
+  const presigned = async () => {
+    const body = presignedBodies.pop()
+    if (!body) throw new Error('ran out of presigned bodies')
+    return request(`${runtime.url}/unipay/pay`, 'POST', body)
   }
 
   // Short warm-ups open the keep-alive sockets and let the JIT settle on both sides.

@@ -83,7 +83,8 @@ export interface EpayShownRequest {
   canonicalString?: string
 }
 
-export type EpayDryRun = DryRun<EpayShownRequest>
+/** A dry run's request, with the order or refund number it would create beside it (as --json prints). */
+export type EpayDryRun = DryRun<EpayShownRequest> & {outTradeNo?: string; outRefundNo?: string}
 
 /** What `epay v1 submit` and `epay v2 submit` return: where the payer is sent. */
 export type EpaySubmitResult = {location: string; outTradeNo: string; httpStatus: number} | EpayDryRun
@@ -123,7 +124,7 @@ export abstract class EpayCommand extends BaseCommand {
         if (canonicalString !== undefined) this.notice(`string to sign: ${canonicalString}`)
         this.io.out(stringifyJson(request.params, 2))
       }
-      return {dryRun: true, request}
+      return {dryRun: true, request, ...extra}
     }
     const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key (timestamp within 300 s)')

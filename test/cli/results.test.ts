@@ -55,13 +55,15 @@ describe('a command returns the data that --json prints', () => {
     expect(printed.data).toBeNull()
   })
 
-  it('for a dry run, the request beside dryRun: true', async () => {
-    for (const args of [['pay', 'create', '--title', 'Drift', '--amount', '100'], ['epay', 'v1', 'query', '--out-trade-no', 'E1']]) {
+  it('for a dry run, the document but ok: the request beside dryRun: true, and the number an epay create would use', async () => {
+    const runs = [['pay', 'create', '--title', 'Drift', '--amount', '100'], ['epay', 'v1', 'query', '--out-trade-no', 'E1'], ['epay', 'v2', 'create', '--name', 'Drift', '--money', '1.00']]
+    for (const args of runs) {
       const {result, printed} = await both([...args, '--dry-run'])
       const {ok, ...document} = printed
       expect(ok).toBe(true)
-      expect(result, args.join(' ')).toEqual({dryRun: true, request: document.request})
+      expect(result, args.join(' ')).toEqual(document)
     }
+    expect((await both([...runs[2], '--dry-run'])).printed.outTradeNo).toEqual(expect.any(String))
   })
 
   it('for commands that read local state or drive the sandbox', async () => {

@@ -70,6 +70,8 @@ export interface CliOptions {
   process?: boolean
   /** Where the local sandbox runs: the daemon the CLI starts (default), or this process. */
   sandbox?: 'daemon' | 'in-process'
+  /** Start the sandbox with the run's shared key pairs (default), or let it make its own. */
+  seedKeys?: boolean
 }
 
 export function cli(options: CliOptions = {}): Cli {
@@ -84,7 +86,7 @@ export function cli(options: CliOptions = {}): Cli {
   })
   mkdirSync(join(dir, 'home'))
   const dataDir = join(dir, 'data', 'unipay')
-  seedSandboxKeys(dataDir)
+  if (options.seedKeys !== false) seedSandboxKeys(dataDir)
   let config: Promise<Config> | undefined
   let sandbox: Promise<RunningSandbox> | undefined
   const run = async <T>(args: string[], runOptions: RunOptions = {}): Promise<RunResult<T>> => {
@@ -136,9 +138,12 @@ export function cli(options: CliOptions = {}): Cli {
       return {code: result.code, body, stderr: result.stderr}
     },
     async cleanup() {
-      if (sandbox) await (await sandbox).close()
-      else await run(['sandbox', 'stop'])
-      rmSync(dir, {recursive: true, force: true})
+      try {
+        if (sandbox) await (await sandbox).close()
+        else await run(['sandbox', 'stop'])
+      } finally {
+        rmSync(dir, {recursive: true, force: true})
+      }
     },
   }
 }
