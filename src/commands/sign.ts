@@ -1,11 +1,12 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../cli/base.js'
 import type {KeyObject} from 'node:crypto'
+// Flags from base, not oclif's index (as verify): a signature is a start-up-bound command
+import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readText} from '../cli/input.js'
-import {readEpayParams} from '../cli/epay.js'
 import {UsageError} from '../errors.js'
-import {renderRecord} from '../output/table.js'
 import {signEpayV1, signEpayV2, signUnipay, type Signed} from '../services/sign.js'
+
+/** The compatibility module's parameter reader, loaded only for its schemes (it brings its API client along). */
+const readEpayParams = async (text: string) => (await import('../cli/epay.js')).readEpayParams(text)
 
 /** The string to sign and its signature (with the rule, for the epay schemes). */
 export type SignResult = Signed
@@ -45,14 +46,15 @@ export default class Sign extends BaseCommand {
       const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile?.settings.md5Key
       if (!md5Key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
       const form = (flags['md5-key-form'] ?? profile?.settings.md5KeyAppendForm) === 'key-param' ? 'param' : 'direct'
-      result = signEpayV1(readEpayParams(flags.data), md5Key, form)
+      result = signEpayV1(await readEpayParams(flags.data), md5Key, form)
     } else if (flags.scheme === 'epay-v2') {
-      result = signEpayV2(readEpayParams(flags.data), await this.privateKey(flags))
+      result = signEpayV2(await readEpayParams(flags.data), await this.privateKey(flags))
     } else {
       result = signUnipay(readJsonData(flags.data), await this.privateKey(flags))
     }
-    return this.emit(result, () => {
+    return this.emit(result, async () => {
       if (!this.io.stdoutTty) return this.io.out(`${result.canonicalString}\n${result.signature}`)
+      const {renderRecord} = await import('../output/table.js')
       const rows: [string, string][] = [['string to sign', result.canonicalString], ['signature', result.signature]]
       if (result.signType) {
         rows.push(['rule', result.signType === 'MD5' ? `lower-case hex MD5 of the string with the MD5 key appended ${result.md5KeyAppended}` : 'SHA256withRSA, Base64'])

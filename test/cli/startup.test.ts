@@ -100,4 +100,30 @@ describe('what a run loads', () => {
       ]),
     )
   })
+
+  // sign of a file: the same diet as verify (no compatibility module, no table for --json)
+  it('sign of a file loads no heavy module, no oclif index and only what makes a signature', () => {
+    const body = join(c.dir, 'signed.json')
+    const loaded = loadedBy(['sign', '--data', `@${body}`, '--private-key', join(c.dir, 'merchant.pem'), '--json'])
+    for (const name of HEAVY) expect(packages(loaded), name).not.toContain(name)
+    expect(loaded.filter((entry) => entry.includes('/node_modules/@oclif/core/lib/index.js'))).toEqual([])
+    expect(new Set(ours(loaded))).toEqual(
+      new Set([
+        'commands/sign.js',
+        'services/sign.js',
+        'cli/base.js',
+        'cli/input.js',
+        'errors.js',
+        'output/io.js',
+        'profiles/store.js',
+        'profiles/model.js',
+        'protocol/canonical.js',
+        'protocol/epay.js',
+        'protocol/json.js',
+        'protocol/keys.js',
+        'protocol/money.js',
+        'protocol/signature.js',
+      ]),
+    )
+  })
 })
