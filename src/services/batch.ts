@@ -470,6 +470,18 @@ export interface RunOptions {
 }
 
 export async function runBatch(options: RunOptions): Promise<Summary> {
+  // one keep-alive pool for the whole run: no row pays for a TCP (or TLS) handshake
+  const [{Agent}, {Agent: HttpsAgent}] = await Promise.all([import('node:http'), import('node:https')])
+  const agent = {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
+  try {
+    return await sendBatch({...options, client: {...options.client, agent}})
+  } finally {
+    agent.http.destroy()
+    agent.https.destroy()
+  }
+}
+
+async function sendBatch(options: RunOptions): Promise<Summary> {
   const {file, client} = options
   const {problems, ...plan} = await validateBatch(file, options.defaults, options.onProblem)
   if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${file}: nothing was sent`)

@@ -60,9 +60,6 @@ export default class TransferBatch extends BaseCommand {
     if (flags['dry-run']) return this.dryRun(file, args.file, defaults, onProblem, flags.out)
     const context = await this.context(flags)
     await this.confirmMoney(context.profile, `a batch of transfers from ${args.file}`, flags.yes)
-    const {Agent} = await import('node:http')
-    const {Agent: HttpsAgent} = await import('node:https')
-    const client = {...context.client, agent: {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}}
     const progress = this.io.stdoutTty && !this.json ? await this.progressBar() : undefined
     const interrupt = interruptible((signal) => this.notice(`${signal}: no more rows are sent; finishing the rows in flight...`))
     let summary: Summary
@@ -70,7 +67,7 @@ export default class TransferBatch extends BaseCommand {
       summary = await runBatch({
         file,
         defaults,
-        client,
+        client: context.client,
         concurrency: flags.concurrency,
         resume: flags.resume,
         outFile: flags.out ? resolve(flags.out) : undefined,
@@ -93,8 +90,6 @@ export default class TransferBatch extends BaseCommand {
     } finally {
       progress?.stop()
       interrupt.release()
-      client.agent.http.destroy()
-      client.agent.https.destroy()
     }
     if (summary.archived) this.notice(`the finished journal of the earlier file was kept as ${summary.archived}`)
     const command = `unipay transfer batch ${relative(process.cwd(), file) || file}`
