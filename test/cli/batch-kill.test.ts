@@ -6,11 +6,8 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SandboxBalanceResult} from '../../src/commands/sandbox/balance.js'
 import {cli, type Cli} from '../helpers/cli.js'
-import {payoutFile} from '../helpers/payouts.js'
+import {BATCH_TIMEOUT_MS, payoutFile} from '../helpers/payouts.js'
 import {sandboxTransfers, waitFor, type SandboxTransfer} from '../helpers/sandbox.js'
-
-// Thousands of signed calls: CPU-bound, so on a shared, overloaded machine they need room
-const BATCH_TIMEOUT_MS = 360_000
 
 const balance = async (on: Cli): Promise<number> => (await on.result<SandboxBalanceResult>(['sandbox', 'balance'])).balance
 

@@ -3,11 +3,8 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
-import {payoutFile} from '../helpers/payouts.js'
+import {BATCH_TIMEOUT_MS, payoutFile} from '../helpers/payouts.js'
 import {sandboxTransfers} from '../helpers/sandbox.js'
-
-// Thousands of signed calls: CPU-bound, so on a shared, overloaded machine they need room
-const BATCH_TIMEOUT_MS = 360_000
 
 let c: Cli
 beforeAll(async () => {
