@@ -27,6 +27,13 @@ export function oracleSign(text: string, privateKeyPem: string): string {
   return jsrsasign.hextob64(signer.sign())
 }
 
+export function oracleVerify(text: string, signatureBase64: string, publicKeyPem: string): boolean {
+  const verifier = new jsrsasign.KJUR.crypto.Signature({alg: 'SHA256withRSA'})
+  verifier.init(publicKeyPem)
+  verifier.updateString(text)
+  return verifier.verify(jsrsasign.b64tohex(signatureBase64))
+}
+
 /** The body as the SDK sends it: its fields in its order, `sign` last. */
 export function sdkSigned(body: Record<string, unknown>, privateKeyPem: string): Record<string, unknown> {
   return {...body, sign: oracleSign(sdkString(body), privateKeyPem)}
@@ -43,8 +50,5 @@ export function epayV2Sign(params: Record<string, string>, privateKeyPem: string
 export function epayV2Verify(params: Record<string, string>, publicKeyPem: string): boolean {
   const pairs = Object.entries(params).filter(([k, v]) => k !== 'sign' && k !== 'sign_type' && v.trim() !== '')
   pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  const verifier = new jsrsasign.KJUR.crypto.Signature({alg: 'SHA256withRSA'})
-  verifier.init(publicKeyPem)
-  verifier.updateString(pairs.map(([k, v]) => `${k}=${v}`).join('&'))
-  return verifier.verify(jsrsasign.b64tohex(params.sign))
+  return oracleVerify(pairs.map(([k, v]) => `${k}=${v}`).join('&'), params.sign, publicKeyPem)
 }

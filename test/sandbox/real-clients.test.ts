@@ -7,7 +7,7 @@ import {endpoints} from '../../src/protocol/endpoints.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import {checkFields} from '../../src/protocol/schemas.js'
 import {formatGmt8} from '../../src/protocol/time.js'
-import {sdkSigned, sdkString} from '../helpers/sdk.js'
+import {oracleVerify, sdkSigned, sdkString} from '../helpers/sdk.js'
 import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
@@ -27,7 +27,10 @@ const common = () => ({mchNo: 'M1000000001', appId: 'A1000000001', reqId: unique
 
 async function sdkPost(path: string, body: Record<string, unknown>) {
   const answer = await t.post(path, sdkSigned(body, merchantPem))
-  expect(readEnvelope(answer.text, t.client.platformKey).verified).toBe(true)
+  const read = readEnvelope(answer.text, t.client.platformKey)
+  expect(read.verified).toBe(true)
+  // the answer's signature (made on the sandbox's thread pool) checked by the outside signer too
+  expect(oracleVerify(read.canonical, read.signature!, t.sandbox.runtime.platformPublicKeyPem)).toBe(true)
   return answer.body
 }
 
