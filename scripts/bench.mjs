@@ -11,7 +11,7 @@
 //   sandbox for its ratio, and runs it too).
 
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {createPrivateKey, createPublicKey, createSign, randomBytes} from 'node:crypto'
+import {createPrivateKey, createPublicKey, createSign, generateKeyPairSync, randomBytes} from 'node:crypto'
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
@@ -81,10 +81,12 @@ function cliOk(args) {
 }
 
 let cleanedUp = false
+let referenceServer
 /** Stops our sandbox and removes the temp dir; synchronous so it also works from a signal handler. */
 function cleanup() {
   if (cleanedUp) return
   cleanedUp = true
+  referenceServer?.kill()
   let pid
   try {
     pid = JSON.parse(readFileSync(runtimeFile, 'utf8')).pid
@@ -310,7 +312,7 @@ function request(url, method, body) {
 
 /** Keeps HTTP_CONCURRENCY requests in flight for `seconds`; returns successful answers/s and tallies. */
 async function load(makeRequest, seconds) {
-  const tally = {ok: 0, codes: {}, errors: 0, firstFailure: undefined}
+  const tally = {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0}
   const start = now()
   const end = start + seconds * 1000
   const worker = async () => {
@@ -330,12 +332,52 @@ async function load(makeRequest, seconds) {
     }
   }
   await Promise.all(Array.from({length: HTTP_CONCURRENCY}, worker))
-  return {okPerSecond: (tally.ok * 1000) / (now() - start), ...tally}
+  tally.ms = now() - start
+  return {okPerSecond: (tally.ok * 1000) / tally.ms, ...tally}
+}
+
+/**
+ * Runs each load for about `seconds` in all, cut into rounds taken in turn, so this machine's
+ * drift (steal time, other load) is shared by all of them; returns load()'s result per key.
+ */
+async function loads(makers, seconds, rounds = 3) {
+  const keys = Object.keys(makers)
+  for (const key of keys) await load(makers[key], 0.3) // open the sockets, settle the JIT
+  const total = Object.fromEntries(keys.map((k) => [k, {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0}]))
+  for (let round = 0; round < rounds; round++) {
+    for (const key of keys) {
+      const result = await load(makers[key], seconds / rounds)
+      const sum = total[key]
+      sum.ok += result.ok
+      sum.errors += result.errors
+      sum.ms += result.ms
+      sum.firstFailure ??= result.firstFailure
+      for (const [code, n] of Object.entries(result.codes)) sum.codes[code] = (sum.codes[code] ?? 0) + n
+    }
+  }
+  return Object.fromEntries(keys.map((k) => [k, {okPerSecond: (total[k].ok * 1000) / total[k].ms, ...total[k]}]))
+}
+
+/** Starts scripts/bench-reference-server.mjs with a fresh platform key; resolves to its URL and a stop(). */
+async function startReferenceServer(merchantPrivateKey) {
+  const merchantPublic = join(tmp, 'reference-merchant-public.pem')
+  const platformPrivate = join(tmp, 'reference-platform-private.pem')
+  writeFileSync(merchantPublic, createPublicKey(merchantPrivateKey).export({type: 'spki', format: 'pem'}))
+  const {privateKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
+  writeFileSync(platformPrivate, privateKey.export({type: 'pkcs8', format: 'pem'}), {mode: 0o600})
+  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bench-reference-server.mjs'), merchantPublic, platformPrivate], {stdio: ['ignore', 'pipe', 'inherit']})
+  referenceServer = child
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (line) => resolve(Number(String(line).trim())))
+    child.once('exit', (code) => reject(new Error(`the reference server exited ${code}`)))
+  })
+  return {url: `http://127.0.0.1:${port}`, stop: () => child.kill()}
 }
 
 async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   const {signStringAsync} = await import(new URL('../dist/protocol/signature.js', import.meta.url))
   const {canonicalString} = await import(new URL('../dist/protocol/canonical.js', import.meta.url))
+  const reference = await startReferenceServer(privateKey)
   let seq = 0
   const ping = () => request(`${runtime.url}/unipay/callback/ping`, 'GET')
   const signed = async () => {
@@ -344,9 +386,9 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
     return body
   }
   // Signed per request, as the CLI's pipeline does (on the thread pool): this competes with
-  // the sandbox for the same cores, as a client on the same machine does.
-  const payCreate = async () => request(`${runtime.url}/unipay/pay`, 'POST', await signed())
-  // Signed before the clock starts (each body unique, within the 300 s window): the sandbox's
+  // the server for the same cores, as a client on the same machine does.
+  const clientSigned = (base) => async () => request(`${base}/unipay/pay`, 'POST', await signed())
+  // Signed before the clock starts (each body unique, within the 300 s window): the server's
   // own capacity, with a load generator that costs it as little as it can.
   const presignedBodies = []
   const presigned = async () => {
@@ -354,43 +396,63 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
     if (!body) throw new Error('ran out of presigned bodies')
     return request(`${runtime.url}/unipay/pay`, 'POST', body)
   }
+  // The reference server keeps no replay memory, so a few bodies serve the whole run.
+  const referenceBodies = []
+  for (let i = 0; i < 64; i++) referenceBodies.push(await signed())
+  const referencePresigned = () => request(`${reference.url}/unipay/pay`, 'POST', referenceBodies[seq++ % referenceBodies.length])
 
-  // Short warm-ups open the keep-alive sockets and let the JIT settle on both sides.
-  await load(ping, 0.3)
-  const pingResult = await load(ping, HTTP_SECONDS)
-  await load(payCreate, 0.3)
-  const payResult = await load(payCreate, HTTP_SECONDS)
-  // enough for twice the client-signed rate, at least 8,000/s: a run never waits for bodies
-  const needed = Math.max(8000, 2 * payResult.okPerSecond) * (HTTP_SECONDS + 0.3)
+  // Bodies for the sandbox's presigned load: enough for 5,000/s, far above this machine's ceiling.
+  const needed = 5000 * (HTTP_SECONDS + 0.6)
   for (let i = 0; i < needed; i++) presignedBodies.push(await signed())
-  await load(presigned, 0.3)
-  const presignedResult = await load(presigned, HTTP_SECONDS)
-  agent.destroy()
+  let pingResult, payResult, presignedResult, referenceResult, referenceClientResult
+  try {
+    const results = await loads(
+      {
+        ping,
+        reference: referencePresigned,
+        presigned,
+        referenceClient: clientSigned(reference.url),
+        payCreate: clientSigned(runtime.url),
+      },
+      HTTP_SECONDS,
+    )
+    ;({ping: pingResult, reference: referenceResult, presigned: presignedResult, referenceClient: referenceClientResult, payCreate: payResult} = results)
+  } finally {
+    reference.stop()
+    agent.destroy()
+  }
 
-  if (pingResult.ok === 0) throw new Error(`no ping succeeded: ${pingResult.firstFailure}`)
-  if (payResult.ok === 0) throw new Error(`no pay create succeeded: ${payResult.firstFailure}`)
-  if (presignedResult.ok === 0) throw new Error(`no presigned pay create succeeded: ${presignedResult.firstFailure}`)
+  for (const [label, result] of [['ping', pingResult], ['pay create', payResult], ['presigned pay create', presignedResult], ['reference server', referenceResult], ['reference server, client signing', referenceClientResult]]) {
+    if (result.ok === 0) throw new Error(`no ${label} succeeded: ${result.firstFailure}`)
+  }
 
   const scaled = scaledTarget(TARGET.payCreatesPerSecond, signaturesPerSecond)
-  console.log(`Sandbox throughput: concurrency ${HTTP_CONCURRENCY}, keep-alive, ~${HTTP_SECONDS} s each`)
-  console.log(`  ${pad('ping (GET)', 34)}${lpad(fmtInt(pingResult.okPerSecond), 6)} req/s   baseline`)
-  const row = (label, result) =>
-    console.log(
-      `  ${pad(label, 34)}${lpad(fmtInt(result.okPerSecond), 6)} req/s   ${pad(`${(result.okPerSecond / pingResult.okPerSecond).toFixed(2)}x ping`, 12)}target >= ${fmtInt(TARGET.payCreatesPerSecond)}/s${scaled ? `, ${fmtInt(scaled)}/s at this machine's signing speed` : ''}`,
-    )
-  row('pay create, client signs each', payResult)
-  row('pay create, signed beforehand', presignedResult)
-  for (const [label, result] of [['client signs each', payResult], ['signed beforehand', presignedResult]]) {
+  console.log(`Sandbox throughput: concurrency ${HTTP_CONCURRENCY}, keep-alive, ~${HTTP_SECONDS} s each in rounds taken in turn`)
+  console.log('  reference server: node:http that only verifies the request and signs the answer (no checks, no store)')
+  const row = (label, result, base, baseLabel, target = '') =>
+    console.log(`  ${pad(label, 36)}${lpad(fmtInt(result.okPerSecond), 6)} req/s   ${pad(base ? `${(result.okPerSecond / base.okPerSecond).toFixed(2)}x ${baseLabel}` : 'baseline', 24)}${target}`.trimEnd())
+  const target = `target >= ${fmtInt(TARGET.payCreatesPerSecond)}/s${scaled ? `, ${fmtInt(scaled)}/s at this machine's signing speed` : ''}`
+  row('reference, signed beforehand', referenceResult)
+  row('pay create, signed beforehand', presignedResult, referenceResult, 'the reference', target)
+  row('reference, client signs each', referenceClientResult)
+  row('pay create, client signs each', payResult, referenceClientResult, 'the reference', target)
+  row('ping (GET, unsigned)', pingResult)
+  for (const [label, result] of [['signed beforehand', presignedResult], ['client signs each', payResult]]) {
     const failures = Object.values(result.codes).reduce((a, b) => a + b, 0)
     const codes = Object.entries(result.codes).map(([c, n]) => `${c}: ${n}`).join(', ')
-    console.log(`  ${pad(label, 34)}${failures} non-zero codes${codes ? ` (${codes})` : ''}, ${result.errors} transport errors`)
+    console.log(`  ${pad(label, 36)}${failures} non-zero codes${codes ? ` (${codes})` : ''}, ${result.errors} transport errors`)
     if (result.firstFailure) console.log(`  first failure: ${result.firstFailure}`)
   }
   return {
     pingPerSecond: Math.round(pingResult.okPerSecond),
     payCreatePerSecond: Math.round(payResult.okPerSecond),
     presignedPayCreatePerSecond: Math.round(presignedResult.okPerSecond),
-    ratio: Number((payResult.okPerSecond / pingResult.okPerSecond).toFixed(3)),
+    referencePerSecond: Math.round(referenceResult.okPerSecond),
+    referenceClientSignedPerSecond: Math.round(referenceClientResult.okPerSecond),
+    ratio: {
+      presignedToReference: Number((presignedResult.okPerSecond / referenceResult.okPerSecond).toFixed(3)),
+      clientSignedToReference: Number((payResult.okPerSecond / referenceClientResult.okPerSecond).toFixed(3)),
+    },
     scaledTarget: scaled && Math.round(scaled),
     nonZeroCodes: Object.values(payResult.codes).reduce((a, b) => a + b, 0) + Object.values(presignedResult.codes).reduce((a, b) => a + b, 0),
     transportErrors: payResult.errors + pingResult.errors + presignedResult.errors,
@@ -435,22 +497,23 @@ async function measuredRun(args, okCodes = [0]) {
   return {ms: now() - start, peakMb: peakKb / 1024}
 }
 
-async function benchBatch(payCreatePerSecond, signaturesPerSecond) {
+async function benchBatch(sandbox, signaturesPerSecond) {
   const scaled = scaledTarget(TARGET.batchTransfersPerSecond, signaturesPerSecond)
-  console.log('Batch transfers: `transfer batch` against the running sandbox (rows/s include validation and start-up)')
+  console.log('Batch transfers: `transfer batch` against the running sandbox (rows/s include validation and start-up);')
+  console.log(`  the reference: ${fmtInt(sandbox.referenceClientSignedPerSecond)} req/s, the reference server with the client signing each (above)`)
   const perSecond = {}
   for (const [concurrency, rows] of [[1, 500], [16, 10_000]]) {
     // exit 6: walletB transfers are still processing when the run ends (it does not --wait)
     const {ms, peakMb} = await measuredRun(['transfer', 'batch', payoutCsv(rows, `c${concurrency}`), '--concurrency', String(concurrency)], [0, 6])
     perSecond[`c${concurrency}`] = rows / (ms / 1000)
-    console.log(`  concurrency ${lpad(concurrency, 2)}, ${lpad(fmtInt(rows), 6)} rows   ${lpad(fmtInt(perSecond[`c${concurrency}`]), 6)} transfers/s   ${fmtRatio(perSecond[`c${concurrency}`] / payCreatePerSecond)}x raw pay create/s   ${lpad(peakMb.toFixed(0), 4)} MB peak   ${concurrency === 16 ? `target >= ${fmtInt(TARGET.batchTransfersPerSecond)}/s, ${fmtInt(scaled)}/s at this machine's signing speed` : ''}`.trimEnd())
+    console.log(`  concurrency ${lpad(concurrency, 2)}, ${lpad(fmtInt(rows), 6)} rows   ${lpad(fmtInt(perSecond[`c${concurrency}`]), 6)} transfers/s   ${pad(`${(perSecond[`c${concurrency}`] / sandbox.referenceClientSignedPerSecond).toFixed(2)}x the reference`, 20)}   ${lpad(peakMb.toFixed(0), 4)} MB peak   ${concurrency === 16 ? `target >= ${fmtInt(TARGET.batchTransfersPerSecond)}/s, ${fmtInt(scaled)}/s at this machine's signing speed` : ''}`.trimEnd())
   }
   console.log('Batch validation (--dry-run): peak memory by file size')
   const small = await measuredRun(['transfer', 'batch', payoutCsv(10_000, 'v10k'), '--dry-run'])
   const large = await measuredRun(['transfer', 'batch', payoutCsv(1_000_000, 'v1m'), '--dry-run'])
   console.log(`  10,000 rows        ${lpad(small.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(10_000 / (small.ms / 1000)), 7)} rows/s   baseline`)
   console.log(`  1,000,000 rows     ${lpad(large.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(1_000_000 / (large.ms / 1000)), 7)} rows/s   ${fmtRatio(large.peakMb / small.peakMb)}x the memory of 10,000 rows`)
-  return {transfersPerSecond: perSecond, scaledTarget: Math.round(scaled), validation: {peakMb10k: small.peakMb, peakMb1m: large.peakMb, ratio: large.peakMb / small.peakMb}}
+  return {transfersPerSecond: perSecond, ratioToReference: roundAll(Object.fromEntries(Object.entries(perSecond).map(([k, v]) => [k, v / sandbox.referenceClientSignedPerSecond])), 2), scaledTarget: Math.round(scaled), validation: {peakMb10k: small.peakMb, peakMb1m: large.peakMb, ratio: large.peakMb / small.peakMb}}
 }
 
 function roundAll(obj, digits = 0) {
@@ -470,7 +533,7 @@ async function main() {
   // the sandbox's targets are scaled by this machine's signing speed, measured here
   const signing = runs('signing') || runs('sandbox') ? (console.log(''), await benchSigning(runtime, privateKey)) : undefined
   const sandbox = runs('sandbox') ? (console.log(''), await benchSandbox(runtime, privateKey, signing.perSecond.nodeCrypto)) : undefined
-  const batch = runs('batch') ? (console.log(''), await benchBatch(sandbox.payCreatePerSecond, signing.perSecond.nodeCrypto)) : undefined
+  const batch = runs('batch') ? (console.log(''), await benchBatch(sandbox, signing.perSecond.nodeCrypto)) : undefined
 
   if (JSON_SUMMARY) {
     console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, batch, targets: TARGET}))
