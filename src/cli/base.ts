@@ -64,6 +64,7 @@ export abstract class BaseCommand extends Command {
   protected io: Io = processIo()
   /** The profile of this run once resolved, for hints on errors. */
   private resolved?: ResolvedProfile
+  private readonly warned = new Set<string>()
 
   /** The exit code this run ends with; read by tests that run commands in-process. */
   exitCode = 0
@@ -92,7 +93,7 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The settings in force (flags > env > profile > defaults), warnings shown. */
-  protected async resolveProfile(flags: Partial<Flag<typeof profileFlags>>): Promise<ResolvedProfile> {
+  protected async resolveProfile(flags: Partial<Flag<typeof profileFlags>>, {startSandbox = true} = {}): Promise<ResolvedProfile> {
     // loaded here, not up front: a run given its keys as files (sign, verify) reads no profile
     const {resolveProfile} = await import('../profiles/resolve.js')
     const profile = await resolveProfile({
@@ -106,8 +107,11 @@ export abstract class BaseCommand extends Command {
         platformPublicKeyFile: flags['platform-public-key'],
       },
       notice: (message) => this.notice(message),
+      startSandbox,
     })
-    for (const warning of profile.warnings) this.notice(`warning: ${warning}`)
+    // a command may resolve twice (settings first, the sandbox later): each warning once
+    for (const warning of profile.warnings) if (!this.warned.has(warning)) this.notice(`warning: ${warning}`)
+    for (const warning of profile.warnings) this.warned.add(warning)
     this.resolved = profile
     return profile
   }

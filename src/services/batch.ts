@@ -455,7 +455,8 @@ function checkSamePlatform(start: StartEntry | undefined, client: ClientConfig, 
 export interface RunOptions {
   file: string
   defaults: Record<string, unknown>
-  client: ClientConfig
+  /** The platform to send to, asked for once the whole file is valid (so a bad file reaches nothing, not even a local sandbox). */
+  connect: (plan: Plan) => Promise<ClientConfig>
   concurrency: number
   resume: boolean
   outFile?: string
@@ -470,21 +471,22 @@ export interface RunOptions {
 }
 
 export async function runBatch(options: RunOptions): Promise<Summary> {
+  const {problems, ...plan} = await validateBatch(options.file, options.defaults, options.onProblem)
+  if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${options.file}: nothing was sent`)
+  const client = await options.connect(plan)
   // one keep-alive pool for the whole run: no row pays for a TCP (or TLS) handshake
   const [{Agent}, {Agent: HttpsAgent}] = await Promise.all([import('node:http'), import('node:https')])
   const agent = {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
   try {
-    return await sendBatch({...options, client: {...options.client, agent}})
+    return await sendBatch(options, plan, {...client, agent})
   } finally {
     agent.http.destroy()
     agent.https.destroy()
   }
 }
 
-async function sendBatch(options: RunOptions): Promise<Summary> {
-  const {file, client} = options
-  const {problems, ...plan} = await validateBatch(file, options.defaults, options.onProblem)
-  if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${file}: nothing was sent`)
+async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig): Promise<Summary> {
+  const {file} = options
   const journal = `${file}.journal`
   const keep = Boolean(options.waitMs)
   let previous = emptyState(keep)

@@ -220,6 +220,35 @@ describe('header problems', () => {
     expect(result.stderr.split('\n').filter((l) => l.startsWith('line '))).toEqual(['line 1: channel: no channel column (or --channel): every row needs one'])
   })
 
+  it('refuses a bad file before it reaches any platform: no local sandbox started, no production confirmation asked', async () => {
+    const fresh = cli()
+    try {
+      const bad = join(fresh.dir, 'bad.csv')
+      writeFileSync(bad, 'channel,payeeType,payeAccount,amount\nwalletB,user_id,2088B,150\n')
+      const local = await fresh.run(['transfer', 'batch', bad])
+      expect(local.code).toBe(2)
+      expect(local.stderr).toContain('line 1: payeAccount: unknown column: did you mean payeeAccount?')
+      expect(local.stderr).not.toMatch(/starting the local sandbox/)
+      expect(existsSync(join(fresh.dir, 'data', 'unipay', 'sandbox', 'runtime.json'))).toBe(false)
+
+      const live = ['--profile', 'live', '--channel-mch-no', 'CM1']
+      expect((await fresh.run(['profile', 'add', 'live', '--environment', 'production', '--base-url', 'https://pay.example.com', '--mch-no', 'M1', '--app-id', 'A1'])).code).toBe(0)
+      const refused = await fresh.run(['transfer', 'batch', bad, ...live])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('line 1: payeAccount: unknown column')
+      expect(refused.stderr).not.toMatch(/PRODUCTION|--yes/)
+      // a valid file is confirmed with what it pays, and without --yes nothing is sent
+      const good = join(fresh.dir, 'good.csv')
+      writeFileSync(good, 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088G,150\nwalletB,user_id,2088H,250\n')
+      const unconfirmed = await fresh.run(['transfer', 'batch', good, ...live])
+      expect(unconfirmed.code).toBe(2)
+      expect(unconfirmed.stderr).toContain(`a batch of 2 transfers (4.00 yuan) from ${good} moves real money on production profile live: pass --yes to confirm`)
+      expect(existsSync(`${good}.journal`)).toBe(false)
+    } finally {
+      await fresh.cleanup()
+    }
+  })
+
   it('reads semicolon- and tab-separated files, and says clearly when a file is not comma-separated', async () => {
     for (const [name, sep] of [['semi.csv', ';'], ['tabs.csv', '\t']]) {
       const file = join(c.dir, name)

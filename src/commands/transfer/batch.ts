@@ -54,12 +54,11 @@ export default class TransferBatch extends BaseCommand {
     const waitMs = parseDuration(flags.wait)
     const onProblem = (p: RowProblem) => this.io.err(`line ${p.line}: ${p.field ? `${p.field}: ` : ''}${p.message}`)
     const defaults: Record<string, unknown> = {channel: flags.channel, title: flags.title, notifyUrl: flags['notify-url'], channelMchNo: flags['channel-mch-no']}
-    // The profile's channel merchant number is the default for rows without one, dry run or not.
-    const profile = await this.resolveProfile(flags)
+    // The profile's channel merchant number is the default for rows without one, dry run or not;
+    // the local sandbox is not started for a file that may yet be refused.
+    const profile = await this.resolveProfile(flags, {startSandbox: false})
     defaults.channelMchNo ??= profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
     if (flags['dry-run']) return this.dryRun(file, args.file, defaults, onProblem, flags.out)
-    const context = await this.context(flags)
-    await this.confirmMoney(context.profile, `a batch of transfers from ${args.file}`, flags.yes)
     const progress = this.io.stdoutTty && !this.json ? await this.progressBar() : undefined
     const interrupt = interruptible((signal) => this.notice(`${signal}: no more rows are sent; finishing the rows in flight...`))
     let summary: Summary
@@ -67,7 +66,12 @@ export default class TransferBatch extends BaseCommand {
       summary = await runBatch({
         file,
         defaults,
-        client: context.client,
+        // the platform (and on the local profile, the sandbox) only once the whole file is valid
+        connect: async (plan) => {
+          const context = await this.context(flags)
+          await this.confirmMoney(context.profile, `a batch of ${plan.rows} transfers (${centsToYuan(plan.totalCents)} yuan) from ${args.file}`, flags.yes)
+          return context.client
+        },
         concurrency: flags.concurrency,
         resume: flags.resume,
         outFile: flags.out ? resolve(flags.out) : undefined,
