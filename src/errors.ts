@@ -1,5 +1,6 @@
 // Every failure the CLI reports, one class per kind, each with its exit code (PRODUCT.md):
-// 1 platform error, 2 bad input, 3 signature, 4 transport, 5 batch rows failed.
+// 1 platform error, 2 bad input, 3 signature, 4 transport, 5 batch rows failed, 130/143
+// interrupted by SIGINT/SIGTERM.
 import type {FieldProblem} from './protocol/schemas.js'
 
 export abstract class UnipayError extends Error {
@@ -62,4 +63,14 @@ export class TransportError extends UnipayError {
 export class ConfigError extends UnipayError {
   readonly exitCode = 2
   readonly kind = 'config'
+}
+
+/** SIGINT or SIGTERM before anything was sent: exit as the shell reports the signal (130, 143). */
+export class InterruptedError extends UnipayError {
+  readonly exitCode: number
+  readonly kind = 'interrupted'
+  constructor(signal: unknown, what: string) {
+    super(`${String(signal)}: ${what}`)
+    this.exitCode = signal === 'SIGTERM' ? 143 : 130
+  }
 }

@@ -7,7 +7,7 @@ import type * as OclifFlags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {CallResult, ClientConfig, SignedRequest} from '../client/pipeline.js'
-import {UnipayError, UsageError} from '../errors.js'
+import {InterruptedError, UnipayError, UsageError} from '../errors.js'
 import {processIo, type Io} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
@@ -110,8 +110,11 @@ export abstract class BaseCommand extends Command {
       startSandbox,
     })
     // a command may resolve twice (settings first, the sandbox later): each warning once
-    for (const warning of profile.warnings) if (!this.warned.has(warning)) this.notice(`warning: ${warning}`)
-    for (const warning of profile.warnings) this.warned.add(warning)
+    for (const warning of profile.warnings) {
+      if (this.warned.has(warning)) continue
+      this.warned.add(warning)
+      this.notice(`warning: ${warning}`)
+    }
     this.resolved = profile
     return profile
   }
@@ -155,11 +158,19 @@ export abstract class BaseCommand extends Command {
    * Before anything that moves money on a production profile: ask on a terminal, else
    * require --yes.
    */
-  protected async confirmMoney(profile: ResolvedProfile, what: string, yes: boolean | undefined): Promise<void> {
+  protected async confirmMoney(profile: ResolvedProfile, what: string, yes: boolean | undefined, signal?: AbortSignal): Promise<void> {
     if (profile.environment !== 'production' || yes) return
     if (!this.io.stdinTty) throw new UsageError(`${what} moves real money on production profile ${profile.name}: pass --yes to confirm`)
     const {confirm} = await import('@inquirer/prompts')
-    if (!(await confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}))) throw new UsageError('not confirmed; nothing was sent')
+    let confirmed: boolean
+    try {
+      confirmed = await confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal})
+    } catch (error) {
+      // a signal handled by the command (SIGTERM from a supervisor) ends the question too
+      if (signal?.aborted) throw new InterruptedError(signal.reason, 'not confirmed; nothing was sent')
+      throw error
+    }
+    if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
   }
 
   /** Prints a result: the JSON document with --json, else what `human` writes. Returns the data printed. */

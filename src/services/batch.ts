@@ -12,7 +12,7 @@ import {createHash} from 'node:crypto'
 import {accessSync, closeSync, constants, createReadStream, createWriteStream, existsSync, openSync, readSync, renameSync, statSync, writeSync} from 'node:fs'
 import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../client/pipeline.js'
-import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
+import {InterruptedError, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 import {checkFields, transferRowFields} from '../protocol/schemas.js'
 import {createTransfer, queryTransfer} from './transfer.js'
@@ -455,8 +455,12 @@ function checkSamePlatform(start: StartEntry | undefined, client: ClientConfig, 
 export interface RunOptions {
   file: string
   defaults: Record<string, unknown>
-  /** The platform to send to, asked for once the whole file is valid (so a bad file reaches nothing, not even a local sandbox). */
-  connect: (plan: Plan) => Promise<ClientConfig>
+  /**
+   * The platform to send to, asked for once the file is valid and its journal allows the run (so
+   * a refused file reaches nothing, not even a local sandbox); `left` rows have no result yet from
+   * an earlier run (0: nothing will be sent).
+   */
+  connect: (plan: Plan, left: number) => Promise<ClientConfig>
   concurrency: number
   resume: boolean
   outFile?: string
@@ -471,44 +475,63 @@ export interface RunOptions {
 }
 
 export async function runBatch(options: RunOptions): Promise<Summary> {
-  const {problems, ...plan} = await validateBatch(options.file, options.defaults, options.onProblem)
-  if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${options.file}: nothing was sent`)
-  const client = await options.connect(plan)
+  const {file, signal} = options
+  const {problems, ...plan} = await validateBatch(file, options.defaults, options.onProblem)
+  if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${file}: nothing was sent`)
+  const journal = `${file}.journal`
+  const prior = await priorRun(journal, plan, options)
+  stopIfInterrupted(signal)
+  const client = await options.connect(plan, plan.rows - prior.state.done)
+  stopIfInterrupted(signal)
+  checkSamePlatform(prior.state.start, client, journal)
+  // every row of the earlier file has an outcome: keep its journal, out of the way
+  if (prior.archiveTo) renameSync(journal, prior.archiveTo)
   // one keep-alive pool for the whole run: no row pays for a TCP (or TLS) handshake
   const [{Agent}, {Agent: HttpsAgent}] = await Promise.all([import('node:http'), import('node:https')])
   const agent = {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
   try {
-    return await sendBatch(options, plan, {...client, agent})
+    return await sendBatch(options, plan, {...client, agent}, prior)
   } finally {
     agent.http.destroy()
     agent.https.destroy()
   }
 }
 
-async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig): Promise<Summary> {
+/** Interrupted before the journal is opened: nothing was sent and nothing is left to resume. */
+function stopIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new InterruptedError(signal.reason, 'interrupted before anything was sent; no journal was written')
+}
+
+/** An earlier run's state, and where its journal goes when it was a finished run of other content. */
+interface PriorRun {
+  state: JournalState
+  archiveTo?: string
+}
+
+/**
+ * What an earlier run of this file left in its journal, checked before the platform is reached:
+ * an unfinished run of other content, or of this file without --resume, is refused here.
+ */
+async function priorRun(journal: string, plan: Plan, options: RunOptions): Promise<PriorRun> {
+  const keep = Boolean(options.waitMs)
+  if (!existsSync(journal)) return {state: emptyState(keep)}
+  const read = await readJournal(journal, keep)
+  const complete = read.start !== undefined && read.done >= read.start.rows
+  if (read.start && read.start.fileSha256 !== plan.fileSha256) {
+    if (!complete) {
+      throw new UsageError(
+        `${journal} holds an unfinished run of other content (sha256 ${read.start.fileSha256.slice(0, 12)}, started ${read.start.at}): restore that file and run with --resume to finish it, or move the journal away to start this file`,
+      )
+    }
+    return {state: emptyState(keep), archiveTo: `${options.file}.${read.start.at.replace(/[:.]/g, '-')}.${read.start.fileSha256.slice(0, 12)}.journal`}
+  }
+  if (!complete && !options.resume) throw new UsageError(`${journal} records an unfinished run of ${options.file}: pass --resume to finish it (rows already paid are not paid again), or remove it to start over`)
+  return {state: read}
+}
+
+async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, {state: previous, archiveTo: archived}: PriorRun): Promise<Summary> {
   const {file} = options
   const journal = `${file}.journal`
-  const keep = Boolean(options.waitMs)
-  let previous = emptyState(keep)
-  let archived: string | undefined
-  if (existsSync(journal)) {
-    const read = await readJournal(journal, keep)
-    const complete = read.start !== undefined && read.done >= read.start.rows
-    if (read.start && read.start.fileSha256 !== plan.fileSha256) {
-      if (!complete) {
-        throw new UsageError(
-          `${journal} holds an unfinished run of other content (sha256 ${read.start.fileSha256.slice(0, 12)}, started ${read.start.at}): restore that file and run with --resume to finish it, or move the journal away to start this file`,
-        )
-      }
-      // every row of the earlier file has an outcome: keep its journal, out of the way
-      archived = `${file}.${read.start.at.replace(/[:.]/g, '-')}.${read.start.fileSha256.slice(0, 12)}.journal`
-      renameSync(journal, archived)
-    } else {
-      checkSamePlatform(read.start, client, journal)
-      if (!complete && !options.resume) throw new UsageError(`${journal} records an unfinished run of ${file}: pass --resume to finish it (rows already paid are not paid again), or remove it to start over`)
-      previous = read
-    }
-  }
   const log = openJournal(journal)
   // a journal with its start line is an earlier run of this file, even one killed before its first send
   const fresh = previous.start === undefined && previous.done === 0 && previous.unresolved.size === 0

@@ -1,13 +1,13 @@
 // `transfer batch` as an operator leaves it to cron: the README recipe on two days, re-runs,
 // rows left processing, an unreachable platform, interruptions, header problems and reports.
-import {spawn} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
-import {onTerminal} from '../helpers/pty.js'
-import {sandboxTransfers, waitFor} from '../helpers/sandbox.js'
+import {onTerminal, terminal} from '../helpers/pty.js'
+import {runtimeIn, sandboxTransfers, waitFor} from '../helpers/sandbox.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 const README = fileURLToPath(new URL('../../README.md', import.meta.url))
@@ -23,6 +23,11 @@ afterAll(async () => {
 })
 
 const journalLines = (file: string) => readFileSync(`${file}.journal`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {type: string; bizTransferNo?: string})
+/** The complete lines of a journal another process is writing: none yet, or up to the last newline. */
+function journalSoFar(file: string): {type: string; transferNo?: string}[] {
+  const text = existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`, 'utf8') : ''
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => JSON.parse(l))
+}
 const csvRows = (file: string) => readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
 
 let fileCount = 0
@@ -132,10 +137,7 @@ describe('rows left processing', () => {
     let stdout = ''
     child.stdout.on('data', (d) => (stdout += d))
     const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)))
-    const transferNo = await waitFor(async () => {
-      const lines = existsSync(`${file}.journal`) ? (journalLines(file) as {type: string; transferNo?: string}[]) : []
-      return lines.find((l) => l.type === 'result')?.transferNo
-    })
+    const transferNo = await waitFor(() => journalSoFar(file).find((l) => l.type === 'result')?.transferNo)
     await new Promise((resolve) => setTimeout(resolve, 500))
     await confirm(transferNo)
     expect(await exited).toBe(0)
@@ -220,6 +222,21 @@ describe('header problems', () => {
     expect(result.stderr.split('\n').filter((l) => l.startsWith('line '))).toEqual(['line 1: channel: no channel column (or --channel): every row needs one'])
   })
 
+  it('reads semicolon- and tab-separated files, and says clearly when a file is not comma-separated', async () => {
+    for (const [name, sep] of [['semi.csv', ';'], ['tabs.csv', '\t']]) {
+      const file = join(c.dir, name)
+      writeFileSync(file, ['channel', 'payeeType', 'payeeAccount', 'amount'].join(sep) + '\n' + ['walletB', 'user_id', '2088S', '150'].join(sep) + '\n')
+      const plan = await c.json(['transfer', 'batch', file, '--dry-run'])
+      expect(plan.code).toBe(0)
+      expect(plan.body.data).toMatchObject({rows: 1, totalCents: 150, plan: [{line: 2, channel: 'walletB', amount: 150, payee: '2088S'}]})
+    }
+    const piped = join(c.dir, 'pipes.csv')
+    writeFileSync(piped, 'channel|payeeType|payeeAccount|amount\nwalletB|user_id|2088P|150\n')
+    const result = await c.run(['transfer', 'batch', piped])
+    expect(result.code).toBe(2)
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('line '))).toEqual([expect.stringContaining('line 1: the header has a single column "channel|payeeType|payeeAccount|amount": the file is not comma-separated')])
+  })
+
   it('refuses a bad file before it reaches any platform: no local sandbox started, no production confirmation asked', async () => {
     const fresh = cli()
     try {
@@ -244,25 +261,56 @@ describe('header problems', () => {
       expect(unconfirmed.code).toBe(2)
       expect(unconfirmed.stderr).toContain(`a batch of 2 transfers (4.00 yuan) from ${good} moves real money on production profile live: pass --yes to confirm`)
       expect(existsSync(`${good}.journal`)).toBe(false)
+      expect(existsSync(`${bad}.journal`)).toBe(false)
     } finally {
       await fresh.cleanup()
     }
   })
 
-  it('reads semicolon- and tab-separated files, and says clearly when a file is not comma-separated', async () => {
-    for (const [name, sep] of [['semi.csv', ';'], ['tabs.csv', '\t']]) {
-      const file = join(c.dir, name)
-      writeFileSync(file, ['channel', 'payeeType', 'payeeAccount', 'amount'].join(sep) + '\n' + ['walletB', 'user_id', '2088S', '150'].join(sep) + '\n')
-      const plan = await c.json(['transfer', 'batch', file, '--dry-run'])
-      expect(plan.code).toBe(0)
-      expect(plan.body.data).toMatchObject({rows: 1, totalCents: 150, plan: [{line: 2, channel: 'walletB', amount: 150, payee: '2088S'}]})
-    }
-    const piped = join(c.dir, 'pipes.csv')
-    writeFileSync(piped, 'channel|payeeType|payeeAccount|amount\nwalletB|user_id|2088P|150\n')
-    const result = await c.run(['transfer', 'batch', piped])
-    expect(result.code).toBe(2)
-    expect(result.stderr.split('\n').filter((l) => l.startsWith('line '))).toEqual([expect.stringContaining('line 1: the header has a single column "channel|payeeType|payeeAccount|amount": the file is not comma-separated')])
+})
+
+describe('a production profile', () => {
+  const live = ['--profile', 'prod-on-sandbox', '--channel-mch-no', 'CM1']
+  beforeAll(async () => {
+    const runtime = runtimeIn(c.env.XDG_DATA_HOME!)
+    const platform = join(c.dir, 'platform-public.pem')
+    writeFileSync(platform, runtime.platformPublicKeyPem)
+    // production, but talking to the local sandbox, so the runs really send
+    const added = await c.run(['profile', 'add', 'prod-on-sandbox', '--environment', 'production', '--base-url', sandboxUrl, '--mch-no', runtime.merchant.mchNo, '--private-key-file', runtime.merchant.privateKeyFile, '--platform-public-key-file', platform])
+    expect(added.code).toBe(0)
   })
+
+  it('is asked to confirm only what is left to send: the rest of a run on --resume, nothing for a finished file', async () => {
+    const file = payoutFile(accounts('PROD', 2))
+    expect((await c.run(['transfer', 'batch', file, ...live])).stderr).toContain(`a batch of 2 transfers (2.01 yuan) from ${file} moves real money on production profile prod-on-sandbox: pass --yes to confirm`)
+    expect([0, 6]).toContain((await c.run(['transfer', 'batch', file, ...live, '--yes'])).code)
+
+    const finished = await c.run(['transfer', 'batch', file, ...live])
+    expect([0, 6]).toContain(finished.code)
+    expect(finished.stderr).toContain('nothing to send')
+    expect(finished.stderr).not.toContain('--yes')
+
+    // the second row's result lost, as after a kill: --resume settles it, and asks for it alone
+    const lines = readFileSync(`${file}.journal`, 'utf8').trimEnd().split('\n')
+    const lastResult = lines.findLastIndex((l) => JSON.parse(l).type === 'result')
+    writeFileSync(`${file}.journal`, lines.filter((_, i) => i !== lastResult).join('\n') + '\n')
+    const resumed = await c.run(['transfer', 'batch', file, ...live, '--resume'])
+    expect(resumed.code).toBe(2)
+    expect(resumed.stderr).toContain(`the rest of a batch from ${file} (1 transfer of 2 without a result yet) moves real money on production profile prod-on-sandbox: pass --yes to confirm`)
+    expect([0, 6]).toContain((await c.run(['transfer', 'batch', file, ...live, '--resume', '--yes'])).code)
+    const sent = new Set(journalLines(file).map((l) => l.bizTransferNo))
+    expect((await sandboxTransfers(c)).filter((t) => sent.has(t.bizTransferNo)).map((t) => t.submissions)).toEqual([1, 1])
+  })
+
+  it('SIGTERM while the confirmation waits: nothing sent, no journal, exit 143', async () => {
+    const file = payoutFile(accounts('SIGTERM', 1))
+    const screen = terminal(['transfer', 'batch', file, ...live], {env: c.env, columns: 200})
+    await screen.waitFor(/a batch of 1 transfer \(1\.00 yuan\) from .* on PRODUCTION \(prod-on-sandbox\)\?/, 20_000)
+    process.kill(Number(execFileSync('pgrep', ['-P', String(screen.pid)], {encoding: 'utf8'}).trim()), 'SIGTERM')
+    expect(await screen.exited).toBe(143)
+    expect(screen.output()).toContain('SIGTERM: not confirmed; nothing was sent')
+    expect(existsSync(`${file}.journal`)).toBe(false)
+  }, 60_000)
 })
 
 describe('reports', () => {

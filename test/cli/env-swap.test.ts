@@ -1,7 +1,7 @@
 // Files share a worker (isolate: false): the environment an in-process run swaps in must not
 // outlive the file, even when a test's timeout cut the run off.
 import {expect, it} from 'vitest'
-import {restoreEnv, withEnv} from '../helpers/cli.js'
+import {restoreEnv, withEnv} from '../helpers/env.js'
 
 it('a run cut off is swapped out at the end of the file, and its late end changes nothing', async () => {
   const outside = process.env

@@ -30,6 +30,7 @@ import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 import {parseJson, toPlain} from '../../src/protocol/json.js'
 import {startSandbox, type RunningSandbox} from '../../src/sandbox/server.js'
 import {seedSandboxKeys} from './sandbox-keys.js'
+import {withEnv} from './env.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -220,31 +221,4 @@ async function runInProcess<T>(loadable: Command.Loadable, argv: string[], confi
   // the command also set process.exitCode, as it must for a real run; this worker is not ending
   process.exitCode = undefined
   return {stdout, stderr, code, result}
-}
-
-// Commands read HOME, XDG_* and UNIPAY_* from process.env. Runs may overlap (a test awaiting
-// several at once): the first to start swaps the environment in, the last to end restores it.
-let envUsers = 0
-let envOutside: NodeJS.ProcessEnv | undefined
-// A run cut off by its test's timeout never ends: restoreEnv() ends its swap at the end of the
-// file (test/setup.ts), and a run of an earlier generation no longer counts when it ends.
-let envGeneration = 0
-
-export async function withEnv<T>(env: NodeJS.ProcessEnv, body: () => Promise<T>): Promise<T> {
-  if (envUsers++ === 0) envOutside = process.env
-  const generation = envGeneration
-  process.env = {...env}
-  try {
-    return await body()
-  } finally {
-    if (generation === envGeneration && --envUsers === 0) process.env = envOutside!
-  }
-}
-
-/** Puts the real environment back if a run is still swapped in; files share a worker (isolate: false). */
-export function restoreEnv(): void {
-  if (envUsers === 0) return
-  process.env = envOutside!
-  envUsers = 0
-  envGeneration++
 }

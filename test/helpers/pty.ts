@@ -13,6 +13,8 @@ export interface Terminal {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>
   type(text: string): void
   exited: Promise<number>
+  /** The pid of `script`, whose child is the CLI (the command execs node). */
+  pid: number
 }
 
 export function terminal(args: string[], options: {env: NodeJS.ProcessEnv; columns?: number}): Terminal {
@@ -28,6 +30,7 @@ export function terminal(args: string[], options: {env: NodeJS.ProcessEnv; colum
   return {
     output: () => text,
     exited,
+    pid: child.pid!,
     type: (input) => child.stdin.write(input),
     waitFor: (pattern, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {

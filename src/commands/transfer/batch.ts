@@ -60,16 +60,18 @@ export default class TransferBatch extends BaseCommand {
     defaults.channelMchNo ??= profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
     if (flags['dry-run']) return this.dryRun(file, args.file, defaults, onProblem, flags.out)
     const progress = this.io.stdoutTty && !this.json ? await this.progressBar() : undefined
-    const interrupt = interruptible((signal) => this.notice(`${signal}: no more rows are sent; finishing the rows in flight...`))
+    let sending = false
+    const interrupt = interruptible((signal) => this.notice(sending ? `${signal}: no more rows are sent; finishing the rows in flight...` : `${signal}: stopping before anything is sent`))
     let summary: Summary
     try {
       summary = await runBatch({
         file,
         defaults,
         // the platform (and on the local profile, the sandbox) only once the whole file is valid
-        connect: async (plan) => {
+        connect: async (plan, left) => {
           const context = await this.context(flags)
-          await this.confirmMoney(context.profile, `a batch of ${plan.rows} transfers (${centsToYuan(plan.totalCents)} yuan) from ${args.file}`, flags.yes)
+          // a finished file only reports (and with --wait, queries): no money moves
+          if (left > 0) await this.confirmMoney(context.profile, batchWhat(plan, left, args.file), flags.yes, interrupt.signal)
           return context.client
         },
         concurrency: flags.concurrency,
@@ -79,6 +81,7 @@ export default class TransferBatch extends BaseCommand {
         signal: interrupt.signal,
         onProblem,
         onStart: (plan, done, state) => {
+          sending = true
           progress?.start(plan.rows, done)
           if (state === 'resume' || (state === 'done' && flags.resume)) this.notice(`resuming: ${done} of ${plan.rows} rows were finished by an earlier run`)
           else if (state === 'done') this.notice(`nothing to send: all ${plan.rows} rows were sent by an earlier run; reporting the recorded results`)
@@ -160,4 +163,11 @@ export default class TransferBatch extends BaseCommand {
     const {SingleBar, Presets} = await import('cli-progress')
     return new SingleBar({format: 'transfers [{bar}] {value}/{total} {percentage}% · {eta_formatted} left', stream: process.stderr, hideCursor: true}, Presets.shades_classic)
   }
+}
+
+/** What a run would move, for the production confirmation: the whole file, or what is left of it. */
+function batchWhat(plan: Plan, left: number, file: string): string {
+  const transfers = (n: number) => `${n} transfer${n === 1 ? '' : 's'}`
+  if (left < plan.rows) return `the rest of a batch from ${file} (${transfers(left)} of ${plan.rows} without a result yet)`
+  return `a batch of ${transfers(plan.rows)} (${centsToYuan(plan.totalCents)} yuan) from ${file}`
 }
