@@ -5,7 +5,8 @@
 // journal. Its rate, measured in the same run, is this machine's ceiling for the sandbox's.
 //
 // Usage: node scripts/bench-reference-server.mjs MERCHANT_PUBLIC_KEY PLATFORM_PRIVATE_KEY
-// Prints the port it listens on (127.0.0.1) as one line, then serves until killed.
+// Prints the port it listens on (127.0.0.1) as one line, then serves until killed or until its
+// stdin ends.
 
 import {createPrivateKey, createPublicKey, randomUUID} from 'node:crypto'
 import {readFileSync} from 'node:fs'
@@ -50,3 +51,6 @@ function payAnswer(body) {
 
 server.keepAliveTimeout = 60_000
 server.listen(0, '127.0.0.1', () => console.log(server.address().port))
+// the bench holds stdin open: when it ends, however it ends, so does this server
+process.stdin.on('end', () => process.exit(0))
+process.stdin.resume()

@@ -345,7 +345,8 @@ async function loads(makers, seconds, rounds = 3) {
   for (const key of keys) await load(makers[key], 0.3) // open the sockets, settle the JIT
   const total = Object.fromEntries(keys.map((k) => [k, {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0}]))
   for (let round = 0; round < rounds; round++) {
-    for (const key of keys) {
+    // reversed every other round, so no load always follows the same one
+    for (const key of round % 2 ? [...keys].reverse() : keys) {
       const result = await load(makers[key], seconds / rounds)
       const sum = total[key]
       sum.ok += result.ok
@@ -365,11 +366,22 @@ async function startReferenceServer(merchantPrivateKey) {
   writeFileSync(merchantPublic, createPublicKey(merchantPrivateKey).export({type: 'spki', format: 'pem'}))
   const {privateKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
   writeFileSync(platformPrivate, privateKey.export({type: 'pkcs8', format: 'pem'}), {mode: 0o600})
-  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bench-reference-server.mjs'), merchantPublic, platformPrivate], {stdio: ['ignore', 'pipe', 'inherit']})
+  // stdin is a pipe the server watches: it ends with this process, however this process ends
+  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bench-reference-server.mjs'), merchantPublic, platformPrivate], {stdio: ['pipe', 'pipe', 'inherit']})
   referenceServer = child
   const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (line) => resolve(Number(String(line).trim())))
-    child.once('exit', (code) => reject(new Error(`the reference server exited ${code}`)))
+    let out = ''
+    const timer = setTimeout(() => reject(new Error('the reference server did not start within 20 s')), 20_000)
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      if (!out.includes('\n')) return
+      clearTimeout(timer)
+      resolve(Number(out.slice(0, out.indexOf('\n'))))
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the reference server exited ${code}`))
+    })
   })
   return {url: `http://127.0.0.1:${port}`, stop: () => child.kill()}
 }
@@ -399,10 +411,13 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   // The reference server keeps no replay memory, so a few bodies serve the whole run.
   const referenceBodies = []
   for (let i = 0; i < 64; i++) referenceBodies.push(await signed())
-  const referencePresigned = () => request(`${reference.url}/unipay/pay`, 'POST', referenceBodies[seq++ % referenceBodies.length])
+  let referenceSent = 0
+  const referencePresigned = () => request(`${reference.url}/unipay/pay`, 'POST', referenceBodies[referenceSent++ % referenceBodies.length])
 
-  // Bodies for the sandbox's presigned load: enough for 5,000/s, far above this machine's ceiling.
-  const needed = 5000 * (HTTP_SECONDS + 0.6)
+  // Bodies for the sandbox's presigned load: the reference's rate is the most the sandbox can
+  // take, so twice what it takes in a short probe is enough for the warm-up and every round.
+  const probe = await load(referencePresigned, 0.5)
+  const needed = Math.max(2000, 2 * probe.okPerSecond) * (HTTP_SECONDS + 0.3)
   for (let i = 0; i < needed; i++) presignedBodies.push(await signed())
   let pingResult, payResult, presignedResult, referenceResult, referenceClientResult
   try {
@@ -425,6 +440,11 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   for (const [label, result] of [['ping', pingResult], ['pay create', payResult], ['presigned pay create', presignedResult], ['reference server', referenceResult], ['reference server, client signing', referenceClientResult]]) {
     if (result.ok === 0) throw new Error(`no ${label} succeeded: ${result.firstFailure}`)
   }
+  // the reference is every ratio's denominator, and bodies running out would undercount the sandbox
+  for (const [label, result] of [['the reference server', referenceResult], ['the reference server, client signing', referenceClientResult]]) {
+    if (result.errors || Object.keys(result.codes).length) throw new Error(`${label} failed some requests: ${result.firstFailure}`)
+  }
+  if (presignedBodies.length === 0) throw new Error('the presigned bodies ran out: the sandbox rate would be undercounted')
 
   const scaled = scaledTarget(TARGET.payCreatesPerSecond, signaturesPerSecond)
   console.log(`Sandbox throughput: concurrency ${HTTP_CONCURRENCY}, keep-alive, ~${HTTP_SECONDS} s each in rounds taken in turn`)
