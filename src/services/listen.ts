@@ -4,7 +4,7 @@
 // receiver that stops on a bad request would hide exactly the callbacks people need to see.
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {checkEasyPayCallback, checkSystemCallback, type CallbackCheck, type CallbackKeys, type CallbackProtocol} from '../protocol/callback.js'
+import {checkEasyPayCallback, checkSystemCallback, staleEasyPayTimestamp, type CallbackCheck, type CallbackKeys, type CallbackProtocol} from '../protocol/callback.js'
 import {JsonSyntaxError} from '../protocol/json.js'
 import {isoGmt8} from '../protocol/time.js'
 
@@ -45,6 +45,8 @@ export interface ListenOptions extends CallbackKeys {
   /** Event patterns (`pay.success`, `refund.*`): other verified events are acknowledged, not shown or forwarded. */
   events?: string[]
   onArrival: (arrival: Arrival) => void
+  /** The clock an RSA (V2) notification's timestamp is held to (tests set it). */
+  now?: () => Date
 }
 
 export interface Listener {
@@ -120,7 +122,12 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     }
     if (protocol === 'easy_pay') {
       if (!rawQuery) return 'no query string: easy_pay callbacks carry their fields in the query'
-      return checkEasyPayCallback(Object.fromEntries(new URLSearchParams(rawQuery)), options)
+      const params = Object.fromEntries(new URLSearchParams(rawQuery))
+      const checked = checkEasyPayCallback(params, options)
+      // a V2 receiver refuses a timestamp over 300 s off, signed or not: unacknowledged, the
+      // platform sends it again with a fresh one (protocol notes, section 7)
+      const stale = checked.verified && checked.signType === 'RSA' ? staleEasyPayTimestamp(params, options.now?.() ?? new Date()) : undefined
+      return stale ? {...checked, verified: false, reason: stale} : checked
     }
     return 'method not allowed: callbacks are POST (system) or GET (easy_pay)'
   }

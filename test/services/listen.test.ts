@@ -161,9 +161,22 @@ describe('easy_pay callbacks', () => {
   })
 
   it('verifies an RSA (V2) notification with the platform key and answers success', async () => {
-    const {url, arrivals} = await listener()
+    const {url, arrivals} = await listener({now: () => new Date((Number(rsaNotify.timestamp) + 299) * 1000)})
     expect(await get(url, rsaNotify)).toEqual({status: 200, text: 'success'})
     expect(arrivals[0]).toMatchObject({signType: 'RSA', verified: true, numbers: {trade_no: '2024010112000012345', out_trade_no: 'T20240101003', api_trade_no: '4200001234202401010000000001'}})
+  })
+
+  it('does not acknowledge an RSA (V2) notification whose timestamp is over 300 s off, so the platform sends a fresh one', async () => {
+    const {url, arrivals} = await listener({now: () => new Date((Number(rsaNotify.timestamp) + 301) * 1000)})
+    const answer = await get(url, rsaNotify)
+    expect(answer.status).toBe(400)
+    expect(answer.text).toBe(`signature not verified: the signature holds, but its timestamp ${rsaNotify.timestamp} is 301 s old (V2 clients refuse more than 300 s): have the platform send it again, with a fresh timestamp`)
+    expect(arrivals[0]).toMatchObject({signType: 'RSA', verified: false})
+
+    // the resend, stamped and signed afresh, is taken (on the real clock)
+    const fresh = {...rsaNotify, timestamp: String(Math.floor(Date.now() / 1000))}
+    const {url: live} = await listener()
+    expect(await get(live, {...fresh, sign: signRsa(fresh, platformPrivate)})).toEqual({status: 200, text: 'success'})
   })
 
   it('does not acknowledge a changed amount, a wrong MD5 key, or an RSA sign by another key', async () => {
