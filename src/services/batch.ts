@@ -248,7 +248,13 @@ function checkReadable(file: string): void {
 }
 
 /** Checks every row; problems are reported as they are found (nothing is kept per row). */
-export async function validateBatch(file: string, defaults: Record<string, unknown>, onProblem: (problem: RowProblem) => void): Promise<Plan & {problems: number}> {
+export async function validateBatch(
+  file: string,
+  defaults: Record<string, unknown>,
+  onProblem: (problem: RowProblem) => void,
+  /** A run's interrupt: a long file's check ends at once, with nothing sent. */
+  signal?: AbortSignal,
+): Promise<Plan & {problems: number}> {
   checkReadable(file)
   const hash = createHash('sha256')
   const plan: Plan = {rows: 0, totalCents: 0, byChannel: {}, fileSha256: ''}
@@ -263,6 +269,7 @@ export async function validateBatch(file: string, defaults: Record<string, unkno
   // keys given in the file must be unique in it (derived keys are unique by construction)
   const givenKeys = new Map<string, number>()
   for await (const item of readRows(file, hash)) {
+    if (signal?.aborted) throw new InterruptedError(signal.reason, `interrupted while checking ${file} (${plan.rows} rows read); nothing was sent and no journal was written`)
     if (!('record' in item)) {
       problems++
       onProblem(item)
@@ -476,7 +483,7 @@ export interface RunOptions {
 
 export async function runBatch(options: RunOptions): Promise<Summary> {
   const {file, signal} = options
-  const {problems, ...plan} = await validateBatch(file, options.defaults, options.onProblem)
+  const {problems, ...plan} = await validateBatch(file, options.defaults, options.onProblem, signal)
   if (problems > 0) throw new UsageError(`${problems} problem${problems === 1 ? '' : 's'} in ${file}: nothing was sent`)
   const journal = `${file}.journal`
   const prior = await priorRun(journal, plan, options)

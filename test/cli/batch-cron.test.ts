@@ -1,7 +1,7 @@
 // `transfer batch` as an operator leaves it to cron: the README recipe on two days, re-runs,
 // rows left processing, an unreachable platform, interruptions, header problems and reports.
 import {execFileSync, spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -202,6 +202,29 @@ describe('an interrupted batch', () => {
       expect(mine.every((t) => t.submissions === 1)).toBe(true)
     }, 120_000)
   }
+
+  it('SIGINT while a long file is checked: ends the check at once, nothing sent, no journal (exit 130)', async () => {
+    const file = join(c.dir, 'long.csv')
+    writeFileSync(file, `channel,payeeType,payeeAccount,amount\n${Array.from({length: 600_000}, (_, i) => `walletB,user_id,2088L${i},100`).join('\n')}\n`)
+    const child = spawn(process.execPath, [BIN, 'transfer', 'batch', file], {env: c.env})
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    // the check has begun once the file is open (the interrupt is handled from before that)
+    const reading = () => {
+      try {
+        return readdirSync(`/proc/${child.pid}/fd`).some((fd) => readlinkSync(`/proc/${child.pid}/fd/${fd}`) === file)
+      } catch {
+        return false
+      }
+    }
+    await waitFor(reading, 30_000)
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
+    expect(stderr).toMatch(new RegExp(`SIGINT: interrupted while checking ${file} \\(\\d+ rows read\\); nothing was sent and no journal was written`))
+    expect(Number(/\((\d+) rows read\)/.exec(stderr)![1])).toBeLessThan(600_000)
+    expect(existsSync(`${file}.journal`)).toBe(false)
+  }, 60_000)
 })
 
 describe('header problems', () => {
