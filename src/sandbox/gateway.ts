@@ -2,6 +2,7 @@
 // bizOrderNo, the payer's moves on the pages (picking a method locks it; paying ends it),
 // close, expiry, and pay.* events. Kept apart from payment orders (own collection, own GW
 // numbers) until paid: the paid order's trade is then recorded as a payment (notes §4).
+import type {GatewayOrderResult} from '../protocol/answers.js'
 import {canonicalString} from '../protocol/canonical.js'
 import type {GatewayPrePayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
@@ -31,26 +32,19 @@ const FUND_STATUS: Record<GatewayStatus, string> = {
  * effective value is the stored one (the spec's "effective gatewayType"). */
 const NOT_COMPARED = new Set(['mchNo', 'appId', 'channelMchNo', 'reqId', 'nonceStr', 'reqTime', 'clientIp', 'sign', 'gatewayPayType'])
 
-export interface GatewayOrder {
-  orderNo: string
-  bizOrderNo: string
+/**
+ * A stored gateway order: the spec's GatewayOrderResult (fundStatus follows from status), its
+ * fields as the sandbox always has them, and what it keeps besides.
+ */
+export interface GatewayOrder extends Omit<GatewayOrderResult, 'fundStatus'> {
   mchNo: string
   appId: string
   gatewayType: GatewayType
   title: string
-  description?: string
   amount: number
   currency: string
   status: GatewayStatus
   expiredTime: string
-  payTime?: string
-  channel?: string
-  method?: string
-  product?: string
-  tradeNo?: string
-  outOrderNo?: string
-  attach?: string
-  returnUrl?: string
   notifyUrl?: string
   extraParam?: string
   storeNo?: string
@@ -63,7 +57,7 @@ export interface GatewayOrder {
 }
 
 /** GatewayOrderResult: the 18 fields, those the order has no value for left out (as in every answer). */
-export function gatewayOrderResult(order: GatewayOrder) {
+export function gatewayOrderResult(order: GatewayOrder): GatewayOrderResult {
   return {
     orderNo: order.orderNo,
     bizOrderNo: order.bizOrderNo,
@@ -287,7 +281,7 @@ export class GatewayService {
   private transition(order: GatewayOrder, event: string): GatewayOrder {
     this.save(order)
     if (order.notifyUrl) {
-      this.deps.notifier.emit({event, url: order.notifyUrl, mchNo: order.mchNo, appId: order.appId || undefined, data: gatewayOrderResult(order)})
+      this.deps.notifier.emit({event, url: order.notifyUrl, mchNo: order.mchNo, appId: order.appId || undefined, data: {...gatewayOrderResult(order)}})
     }
     return order
   }
