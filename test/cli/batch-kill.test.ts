@@ -3,10 +3,10 @@
 import {spawn} from 'node:child_process'
 import {existsSync, readFileSync, statSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import type {SandboxBalanceResult} from '../../src/commands/sandbox/balance.js'
-import {cli, type Cli} from '../helpers/cli.js'
-import {BATCH_TIMEOUT_MS, payoutFile} from '../helpers/payouts.js'
+import type {Cli} from '../helpers/cli.js'
+import {BATCH_TIMEOUT_MS, ownSandboxCli, payoutFile} from '../helpers/payouts.js'
 import {sandboxTransfers, waitFor, type SandboxTransfer} from '../helpers/sandbox.js'
 
 const balance = async (on: Cli): Promise<number> => (await on.result<SandboxBalanceResult>(['sandbox', 'balance'])).balance
@@ -14,16 +14,10 @@ const balance = async (on: Cli): Promise<number> => (await on.result<SandboxBala
 // Its own sandbox: the balance check must see only this test's transfers, not an earlier test's
 // walletA transfer expiring (and refunding) inside its window.
 describe('transfer batch, killed', () => {
-  let k: Cli
-  beforeAll(async () => {
-    k = cli()
-    expect((await k.json(['sandbox', 'start', '--time-scale', '10'])).code).toBe(0)
-  })
-  afterAll(async () => {
-    await k.cleanup()
-  })
+  const own = ownSandboxCli()
 
   it('survives being killed at random moments: resumed, every row is paid exactly once', async () => {
+    const k = own()
     const {file, cents} = payoutFile(k, 'kill.csv', 3000, 'K')
     const startBalance = await balance(k)
     const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url))

@@ -1,22 +1,15 @@
 // A long batch in its own file (and its own sandbox), so the suite runs it beside the others.
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cli, type Cli} from '../helpers/cli.js'
-import {BATCH_TIMEOUT_MS, payoutFile} from '../helpers/payouts.js'
+import {describe, expect, it} from 'vitest'
+import {BATCH_TIMEOUT_MS, ownSandboxCli, payoutFile} from '../helpers/payouts.js'
 import {sandboxTransfers} from '../helpers/sandbox.js'
 
-let c: Cli
-beforeAll(async () => {
-  c = cli()
-  expect((await c.run(['sandbox', 'start', '--time-scale', '10'])).code).toBe(0)
-})
-afterAll(async () => {
-  await c.cleanup()
-})
+const own = ownSandboxCli()
 
 describe('transfer batch, 10,000 rows', () => {
   it('completes 10,000 rows with every row accounted for, and exits 5 when some rows fail', async () => {
+    const c = own()
     const {file} = payoutFile(c, 'big.csv', 10_000, 'BIG')
     const out = join(c.dir, 'big-results.csv')
     const result = await c.run(['transfer', 'batch', file, '--concurrency', '16', '--out', out])

@@ -1,7 +1,8 @@
 // Payout files for batch tests: walletB rows (accepted, then processing), amounts varied.
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import type {Cli} from './cli.js'
+import {afterAll, beforeAll, expect} from 'vitest'
+import {cli, type Cli} from './cli.js'
 
 /** Thousands of signed calls: CPU-bound, so on a shared, overloaded machine they need room. */
 export const BATCH_TIMEOUT_MS = 360_000
@@ -18,4 +19,20 @@ export function payoutFile(on: Cli, name: string, rows: number, prefix: string):
   const file = join(on.dir, name)
   writeFileSync(file, text)
   return {file, cents}
+}
+
+/**
+ * A CLI with a sandbox of its own (platform clock 10x), started before the tests of the file or
+ * block that calls this and removed after them: a batch test counts its sandbox's transfers.
+ */
+export function ownSandboxCli(): () => Cli {
+  let on: Cli | undefined
+  beforeAll(async () => {
+    on = cli()
+    expect((await on.run(['sandbox', 'start', '--time-scale', '10'])).code).toBe(0)
+  })
+  afterAll(async () => {
+    await on?.cleanup()
+  })
+  return () => on!
 }
