@@ -320,6 +320,17 @@ export interface PlannedRow {
   payee: string
 }
 
+/**
+ * A dry run's plan: the whole file checked (refused on any problem, nothing sent) and, with
+ * `out`, every row's plan written there. `name` is the file as the user gave it.
+ */
+export async function planBatch(file: string, name: string, defaults: Record<string, unknown>, onProblem: (problem: RowProblem) => void, out?: string): Promise<Plan & {problems: number}> {
+  const plan = await validateBatch(file, defaults, onProblem)
+  if (plan.problems > 0) throw new UsageError(`${plan.problems} problem${plan.problems === 1 ? '' : 's'} in ${name}: nothing would be sent`)
+  if (out) await writeCsv(out, PLAN_COLUMNS, plannedRows(file, defaults, plan.fileSha256))
+  return plan
+}
+
 /** The rows a run would send, in file order (for a dry run; the file must have passed validation). */
 export async function* plannedRows(file: string, defaults: Record<string, unknown>, fileSha256: string): AsyncGenerator<PlannedRow> {
   for await (const item of readRows(file)) {

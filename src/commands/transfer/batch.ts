@@ -2,12 +2,11 @@ import {relative, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../cli/base.js'
 import {amountNote, countsLine, failedRowLines, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../cli/batch.js'
-import {UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
-import {PLAN_COLUMNS, plannedRows, RESULT_COLUMNS, runBatch, validateBatch, writeCsv, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
+import {PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
 import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
 
 /** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */
@@ -114,13 +113,9 @@ export default class TransferBatch extends BaseCommand {
   }
 
   private async dryRun(file: string, name: string, defaults: Record<string, unknown>, onProblem: (p: RowProblem) => void, out?: string): Promise<BatchPlanResult> {
-    const plan = await validateBatch(file, defaults, onProblem)
-    if (plan.problems > 0) throw new UsageError(`${plan.problems} problem(s) in ${name}: nothing would be sent`)
+    const plan = await planBatch(file, name, defaults, onProblem, out && resolve(out))
     const totals = `dry run: ${plan.rows} rows, ${centsToYuan(plan.totalCents)} yuan in all; nothing was sent`
-    if (out) {
-      await writeCsv(resolve(out), PLAN_COLUMNS, plannedRows(file, defaults, plan.fileSha256))
-      return this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
-    }
+    if (out) return this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
     const cells = (r: PlannedRow) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]
     const byChannel = () => renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty)
     if (this.json) {

@@ -1,0 +1,86 @@
+// The batch service called directly, as the command calls it: a dry run's plan, and what a run
+// refuses before it asks for a platform (nothing is sent, no journal is written).
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {InterruptedError, UsageError} from '../../src/errors.js'
+import {planBatch, runBatch, type RowProblem} from '../../src/services/batch.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
+})
+
+function file(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'unipay-batch-'))
+  dirs.push(dir)
+  const path = join(dir, 'payouts.csv')
+  writeFileSync(path, text)
+  return path
+}
+
+const GOOD = 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088A,150\nwalletB,user_id,2088B,250\n'
+const defaults = {channelMchNo: 'CM1'}
+
+describe('planBatch', () => {
+  it('checks the whole file, totals it by channel, and writes every row\'s plan to out', async () => {
+    const payouts = file(GOOD)
+    const out = `${payouts}.plan.csv`
+    const plan = await planBatch(payouts, 'payouts.csv', defaults, () => {}, out)
+    expect(plan).toMatchObject({rows: 2, totalCents: 400, problems: 0, byChannel: {walletB: {rows: 2, cents: 400}}})
+    const lines = readFileSync(out, 'utf8').trim().split('\n')
+    expect(lines[0]).toBe('line,bizTransferNo,channel,amount,payee')
+    expect(lines.slice(1).map((l) => l.split(',')[4])).toEqual(['2088A', '2088B'])
+  })
+
+  it('refuses a file with problems, each reported by line, and writes no plan', async () => {
+    const payouts = file('channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088A,abc\nwalletB,user_id,2088B,-1\n')
+    const problems: RowProblem[] = []
+    await expect(planBatch(payouts, 'payouts.csv', defaults, (p) => problems.push(p), `${payouts}.plan.csv`)).rejects.toThrow(
+      new UsageError('2 problems in payouts.csv: nothing would be sent'),
+    )
+    expect(problems.map((p) => p.line)).toEqual([2, 3])
+    expect(existsSync(`${payouts}.plan.csv`)).toBe(false)
+  })
+})
+
+describe('runBatch, before anything is sent', () => {
+  const options = (path: string, connect: () => Promise<never>, signal?: AbortSignal) => ({
+    file: path,
+    defaults,
+    connect,
+    concurrency: 4,
+    resume: false,
+    signal,
+    onProblem: () => {},
+  })
+  const unreached = async (): Promise<never> => {
+    throw new Error('connect must not be called')
+  }
+
+  it('refuses a bad file without asking for a platform', async () => {
+    const payouts = file('channel,payeeType,payeAccount,amount\nwalletB,user_id,2088A,150\n')
+    await expect(runBatch(options(payouts, unreached))).rejects.toBeInstanceOf(UsageError)
+    expect(existsSync(`${payouts}.journal`)).toBe(false)
+  })
+
+  it('refuses an unfinished run without --resume without asking for a platform', async () => {
+    const payouts = file(GOOD)
+    // the journal of a run killed after its first send: a start line and one row in flight
+    const {fileSha256} = await planBatch(payouts, 'payouts.csv', defaults, () => {})
+    const start = {type: 'start', fileSha256, rows: 2, mchNo: 'M1', baseUrl: 'http://127.0.0.1:9', at: '2026-11-24T00:00:00.000Z'}
+    writeFileSync(`${payouts}.journal`, `${JSON.stringify(start)}\n${JSON.stringify({type: 'sending', index: 0, line: 2, bizTransferNo: 'BT1', channel: 'walletB', amount: 150})}\n`)
+    await expect(runBatch(options(payouts, unreached))).rejects.toThrow(/records an unfinished run of .*: pass --resume to finish it/)
+  })
+
+  it('ends with the signal, before the platform and without a journal, when interrupted first', async () => {
+    const payouts = file(GOOD)
+    const controller = new AbortController()
+    controller.abort('SIGTERM')
+    const error = await runBatch(options(payouts, unreached, controller.signal)).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(InterruptedError)
+    expect(error).toMatchObject({exitCode: 143})
+    expect(existsSync(`${payouts}.journal`)).toBe(false)
+  })
+})
