@@ -64,11 +64,17 @@ export function newReqId(now: Date): string {
 /** Builds and signs a request: defaults, fields, then the common fields, all validated. */
 export async function buildRequest(config: ClientConfig, endpoint: CallEndpoint, fields: Record<string, unknown>): Promise<SignedRequest> {
   const body = requestBody(config, endpoint, fields)
-  if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
+  const privateKey = merchantKey(config)
   const text = canonicalString(body)
   // on the thread pool: a batch run keeps sending and verifying while requests are signed
-  body.sign = await signStringAsync(text, config.privateKey)
+  body.sign = await signStringAsync(text, privateKey)
   return {url: endpointUrl(config.baseUrl, endpoint.path), body, canonicalString: text}
+}
+
+/** The key every signed call needs (a batch asks for it before it writes its journal). */
+export function merchantKey(config: ClientConfig): KeyObject {
+  if (!config.privateKey) throw new UsageError('no merchant private key: set one in the profile or pass --private-key')
+  return config.privateKey
 }
 
 /** Defaults, fields, then fresh common fields; checked against the endpoint's rules. Shared by the unsigned calls. */

@@ -11,7 +11,7 @@
 import {createHash} from 'node:crypto'
 import {accessSync, closeSync, constants, createReadStream, createWriteStream, existsSync, openSync, readSync, renameSync, statSync, writeSync} from 'node:fs'
 import {createInterface} from 'node:readline'
-import type {ClientConfig} from '../client/pipeline.js'
+import {merchantKey, type ClientConfig} from '../client/pipeline.js'
 import {InterruptedError, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 import {checkFields, transferRowFields} from '../protocol/schemas.js'
@@ -501,6 +501,9 @@ export async function runBatch(options: RunOptions): Promise<Summary> {
   stopIfInterrupted(signal)
   const client = await options.connect(plan, plan.rows - prior.state.done)
   stopIfInterrupted(signal)
+  // keys missing would fail every row after its "sending" line: refuse before the journal
+  merchantKey(client)
+  if (client.verify && !client.platformKey) throw new UsageError('no platform public key to verify the answers with: set one in the profile, or pass --no-verify')
   checkSamePlatform(prior.state.start, client, journal)
   // every row of the earlier file has an outcome: keep its journal, out of the way
   if (prior.archiveTo) renameSync(journal, prior.archiveTo)
@@ -581,14 +584,22 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   // Bounded concurrency over the streamed rows; nothing new starts once the run must stop.
   const running = new Set<Promise<void>>()
   let notSent = 0
+  // A row that fails in a way no outcome covers (a bug) ends the run once the rows in flight
+  // are done; it is kept here, not left as a rejection nobody awaits.
+  let failure: {error: unknown} | undefined
   try {
     for await (const item of readRows(file)) {
+      if (failure) break
       if (!('record' in item) || state.finished.has(item.index)) continue
       if (health.stopped) {
         if (!state.unresolved.has(item.index)) notSent++
         continue
       }
-      const task = process(item).finally(() => running.delete(task))
+      const task = process(item)
+        .catch((error: unknown) => {
+          failure ??= {error}
+        })
+        .finally(() => running.delete(task))
       running.add(task)
       if (running.size >= options.concurrency) await Promise.race([...running, health.halted])
     }
@@ -597,6 +608,7 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
       await Promise.race([Promise.all(running), new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))])
       clearTimeout(timer)
     } else await Promise.all(running)
+    if (failure) throw failure.error
     // rows cut off in flight, or left unknown by an earlier run and not reached now, keep their
     // "sending" line: --resume looks them up
     const unknown = new Set(unknownRows.map((r) => r.index))

@@ -5,6 +5,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {InterruptedError, UsageError} from '../../src/errors.js'
+import type {ClientConfig} from '../../src/client/pipeline.js'
+import {generateRsaKeyPair, loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {planBatch, runBatch, type RowProblem} from '../../src/services/batch.js'
 
 const dirs: string[] = []
@@ -46,7 +48,7 @@ describe('planBatch', () => {
 })
 
 describe('runBatch, before anything is sent', () => {
-  const options = (path: string, connect: () => Promise<never>, signal?: AbortSignal) => ({
+  const options = (path: string, connect: () => Promise<ClientConfig>, signal?: AbortSignal) => ({
     file: path,
     defaults,
     connect,
@@ -82,5 +84,37 @@ describe('runBatch, before anything is sent', () => {
     expect(error).toBeInstanceOf(InterruptedError)
     expect(error).toMatchObject({exitCode: 143})
     expect(existsSync(`${payouts}.journal`)).toBe(false)
+  })
+
+  it('refuses a platform without the merchant key, or without the platform key to verify with, before any journal', async () => {
+    const pair = generateRsaKeyPair()
+    const base: ClientConfig = {baseUrl: 'http://127.0.0.1:9', mchNo: 'M1', verify: true}
+    const payouts = file(GOOD)
+    await expect(runBatch(options(payouts, async () => ({...base, platformKey: loadPublicKey(pair.publicKeyPem)})))).rejects.toThrow(
+      new UsageError('no merchant private key: set one in the profile or pass --private-key'),
+    )
+    await expect(runBatch(options(payouts, async () => ({...base, privateKey: loadPrivateKey(pair.privateKeyPem)})))).rejects.toThrow(
+      new UsageError('no platform public key to verify the answers with: set one in the profile, or pass --no-verify'),
+    )
+    expect(existsSync(`${payouts}.journal`)).toBe(false)
+  })
+})
+
+describe('runBatch, a row failing in a way no outcome covers', () => {
+  it('ends the run with that error once the rows in flight are done, with no rejection left unawaited', async () => {
+    const pair = generateRsaKeyPair()
+    // fewer rows than the concurrency: the rows fail while the run still reads the file's end
+    const payouts = file(GOOD)
+    const client: ClientConfig = {
+      baseUrl: 'http://127.0.0.1:9',
+      mchNo: 'M1',
+      verify: true,
+      privateKey: loadPrivateKey(pair.privateKeyPem),
+      platformKey: loadPublicKey(pair.publicKeyPem),
+      now: () => {
+        throw new Error('a clock that fails')
+      },
+    }
+    await expect(runBatch({file: payouts, defaults, connect: async () => client, concurrency: 4, resume: false, onProblem: () => {}})).rejects.toThrow('a clock that fails')
   })
 })
