@@ -70,7 +70,9 @@ export function verdict(tally: Tally & Partial<Pick<Summary, 'stopped' | 'notSen
   if (exitCode === 4) return {exitCode, note: `platform unreachable: nothing more was sent (${tally.notSent ?? 0} row(s) not sent); run again with --resume`}
   if (exitCode === 5) {
     const failed = tally.counts.fail + tally.counts.unknown
-    return {exitCode, note: `${failed} row(s) did not succeed (see ${see})${tally.counts.unknown ? '; run again with --resume to settle the unknown ones' : ''}`}
+    const notes = failed ? [`${failed} row(s) did not succeed (see ${see})${tally.counts.unknown ? '; run again with --resume to settle the unknown ones' : ''}`] : []
+    if (tally.notSent) notes.push(`${tally.notSent} row(s) were never sent; finish with: ${command} --resume`)
+    return {exitCode, note: notes.join('; ')}
   }
   if (exitCode === 6) return {exitCode, note: `${tally.counts.processing} row(s) still processing: check later with \`transfer batch status\`, or wait with --wait`}
   return {exitCode}

@@ -81,7 +81,7 @@ export interface Summary extends Plan, Tally {
 /** The documented exit code of a batch: 0 all succeeded, 4 unreachable, 5 some failed, 6 some still processing. */
 export function batchExitCode(tally: Tally & {stopped?: Summary['stopped']; notSent?: number}): number {
   if (tally.stopped === 'unreachable') return 4
-  if (tally.counts.fail + tally.counts.unknown > 0) return 5
+  if (tally.counts.fail + tally.counts.unknown + (tally.notSent ?? 0) > 0) return 5
   if (tally.counts.processing > 0) return 6
   return 0
 }
@@ -798,10 +798,18 @@ export interface StatusOptions {
 }
 
 /** Re-queries every row not final in a batch's journal, records what changed, rewrites --out. */
-export async function batchStatus(options: StatusOptions): Promise<Tally> {
-  const journal = options.file.endsWith('.journal') ? options.file : `${options.file}.journal`
+export async function batchStatus(options: StatusOptions): Promise<Tally & {notSent: number}> {
+  const byJournal = options.file.endsWith('.journal')
+  const journal = byJournal ? options.file : `${options.file}.journal`
   if (!existsSync(journal)) throw new UsageError(`no journal ${journal}: ${options.file} has not been run (or its journal was moved)`)
   const state = await readJournal(journal)
+  if (!byJournal && state.start && existsSync(options.file)) {
+    // the rows of an edited file are not the rows the journal speaks of
+    const sha256 = await fileSha256(options.file)
+    if (sha256 !== state.start.fileSha256) {
+      throw new UsageError(`${options.file} changed since the run ${journal} records (sha256 ${state.start.fileSha256.slice(0, 12)}, now ${sha256.slice(0, 12)}): restore it, or give the journal itself to see that run`)
+    }
+  }
   checkSamePlatform(state.start, options.client, journal)
   const log = openJournal(journal)
   try {
@@ -821,7 +829,15 @@ export async function batchStatus(options: StatusOptions): Promise<Tally> {
   const unknownRows = [...state.unresolved].map(([index, e]): RowResult => ({index, line: e.line ?? 0, bizTransferNo: e.bizTransferNo, channel: e.channel ?? '', amount: e.amount ?? 0, outcome: 'unknown', message: 'not created yet: run the batch again with --resume'}))
   const outFile = options.outFile ?? state.start?.outFile
   if (outFile) await writeResults(journal, unknownRows, outFile)
-  return tallyOf(state, journal, unknownRows, outFile)
+  // rows an interrupted or stopped run never reached: only --resume sends them
+  const notSent = Math.max(0, (state.start?.rows ?? 0) - state.done - state.unresolved.size)
+  return {...tallyOf(state, journal, unknownRows, outFile), notSent}
+}
+
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
+  return hash.digest('hex')
 }
 
 /** The result CSV: each row's latest result from the journal, then the rows still unknown. */

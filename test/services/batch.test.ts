@@ -7,7 +7,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {InterruptedError, UsageError} from '../../src/errors.js'
 import type {ClientConfig} from '../../src/client/pipeline.js'
 import {generateRsaKeyPair, loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
-import {planBatch, runBatch, type RowProblem} from '../../src/services/batch.js'
+import {verdict} from '../../src/cli/batch.js'
+import {batchExitCode, batchStatus, planBatch, runBatch, type RowProblem} from '../../src/services/batch.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -116,5 +117,33 @@ describe('runBatch, a row failing in a way no outcome covers', () => {
       },
     }
     await expect(runBatch({file: payouts, defaults, connect: async () => client, concurrency: 4, resume: false, onProblem: () => {}})).rejects.toThrow('a clock that fails')
+  })
+})
+
+describe('batchStatus', () => {
+  const client: ClientConfig = {baseUrl: 'http://127.0.0.1:9', mchNo: 'M1', verify: true}
+  /** A journal of a run of GOOD stopped after its first row succeeded: the second was never sent. */
+  async function stoppedRun(): Promise<string> {
+    const payouts = file(GOOD)
+    const {fileSha256} = await planBatch(payouts, 'payouts.csv', defaults, () => {})
+    const start = {type: 'start', fileSha256, rows: 2, mchNo: 'M1', baseUrl: client.baseUrl, at: '2026-11-24T00:00:00.000Z'}
+    const row = {index: 0, line: 2, bizTransferNo: 'BT1', channel: 'walletB', amount: 150}
+    writeFileSync(`${payouts}.journal`, [start, {type: 'sending', ...row}, {type: 'result', ...row, outcome: 'success', transferNo: 'TR1'}].map((e) => JSON.stringify(e)).join('\n') + '\n')
+    return payouts
+  }
+
+  it('counts the rows an interrupted run never sent: exit 5, and how to finish', async () => {
+    const payouts = await stoppedRun()
+    const tally = await batchStatus({file: payouts, client, concurrency: 2})
+    expect(tally).toMatchObject({rows: 2, notSent: 1, counts: {success: 1, processing: 0, fail: 0, unknown: 0}})
+    expect(batchExitCode(tally)).toBe(5)
+    expect(verdict(tally, 'unipay transfer batch payouts.csv')).toEqual({exitCode: 5, note: '1 row(s) were never sent; finish with: unipay transfer batch payouts.csv --resume'})
+  })
+
+  it('refuses a batch file changed since its run, and reads the run from its journal given directly', async () => {
+    const payouts = await stoppedRun()
+    writeFileSync(payouts, `${GOOD}walletB,user_id,2088C,350\n`)
+    await expect(batchStatus({file: payouts, client, concurrency: 2})).rejects.toThrow(/payouts\.csv changed since the run .*payouts\.csv\.journal records \(sha256 [0-9a-f]{12}, now [0-9a-f]{12}\): restore it, or give the journal itself/)
+    expect(await batchStatus({file: `${payouts}.journal`, client, concurrency: 2})).toMatchObject({rows: 2, notSent: 1})
   })
 })

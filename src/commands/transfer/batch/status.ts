@@ -5,12 +5,12 @@ import {countsLine, failedRowLines, interruptible, parseDuration, verdict, waitF
 import {stringifyJson} from '../../../protocol/json.js'
 import {batchStatus, RESULT_COLUMNS, type Tally} from '../../../services/batch.js'
 
-/** The rows by outcome now, the failed ones, and the journal and result files. */
-export type TransferBatchStatusResult = Tally
+/** The rows by outcome now, the failed ones, the rows the run never sent, and the journal and result files. */
+export type TransferBatchStatusResult = Tally & {notSent: number}
 
 export default class TransferBatchStatus extends BaseCommand {
   static summary = 'Settle a batch: re-query every row not yet final, update the journal and the result CSV'
-  static description = `Reads FILE.journal (or a journal given directly, such as an archived one), asks the platform for every row still processing or unknown, records what changed, rewrites the result CSV (--out, else the one the run was given: ${RESULT_COLUMNS.join(', ')}) and prints the summary. Nothing is sent: rows never created stay unknown until \`transfer batch FILE --resume\`. Exit 0 when every row succeeded, 5 when some failed or are unknown, 6 when some are still processing.`
+  static description = `Reads FILE.journal (or a journal given directly, such as an archived one), asks the platform for every row still processing or unknown, records what changed, rewrites the result CSV (--out, else the one the run was given: ${RESULT_COLUMNS.join(', ')}) and prints the summary. Nothing is sent: rows never created stay unknown until \`transfer batch FILE --resume\`. Exit 0 when every row succeeded, 5 when some failed, are unknown or were never sent (an interrupted run: finish it with --resume), 6 when some are still processing. A batch file changed since its run is refused (give the journal to see that run).`
 
   static examples = ['<%= config.bin %> transfer batch status payouts.csv', '<%= config.bin %> transfer batch status payouts.csv --wait 1h --out results.csv']
 
@@ -27,7 +27,7 @@ export default class TransferBatchStatus extends BaseCommand {
     const waitMs = parseDuration(flags.wait)
     const context = await this.context(flags)
     const interrupt = interruptible((signal) => this.notice(`${signal}: stopping after the queries in flight...`))
-    let tally: Tally
+    let tally: TransferBatchStatusResult
     try {
       tally = await batchStatus({
         file: resolve(args.file),
@@ -43,7 +43,7 @@ export default class TransferBatchStatus extends BaseCommand {
     } finally {
       interrupt.release()
     }
-    const {exitCode, note} = verdict({...tally, notSent: 0}, `unipay transfer batch ${relative(process.cwd(), resolve(args.file))}`)
+    const {exitCode, note} = verdict(tally, `unipay transfer batch ${relative(process.cwd(), resolve(args.file))}`)
     if (this.json) this.io.out(stringifyJson({ok: exitCode === 0, exitCode, data: tally}, 2))
     else {
       this.notice(`${tally.rows} rows: ${countsLine(tally)}; journal ${tally.journal}${tally.outFile ? `; results ${tally.outFile}` : ''}`)
