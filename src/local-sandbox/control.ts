@@ -211,14 +211,15 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
   } catch (error) {
     throw new TransportError(`could not reach the local sandbox at ${runtime.url}: ${(error as Error).message}`)
   }
-  let answer: T & {code?: number; message?: string; error?: string}
+  // a control error, whatever its HTTP status, is {code, message}
+  let answer: T & {code?: number; message?: string}
   try {
     answer = (await response.json()) as typeof answer
   } catch {
     throw new TransportError(`the local sandbox at ${runtime.url} gave an answer that is not JSON (HTTP ${response.status})`)
   }
   if (!response.ok || (answer.code !== undefined && answer.code !== 0)) {
-    throw new PlatformError(answer.code ?? 1, answer.message ?? answer.error ?? `HTTP ${response.status}`, undefined)
+    throw new PlatformError(answer.code ?? 1, answer.message ?? `HTTP ${response.status}`, undefined)
   }
   return answer
 }
