@@ -25,7 +25,7 @@ import type {Store} from './store.js'
 import {transferOrderResult, type TransferService} from './transfer.js'
 import {trigger} from './trigger.js'
 
-export interface ControlDeps {
+interface ControlDeps {
   store: Store
   pay: PayService
   refunds: RefundService
@@ -43,7 +43,7 @@ export interface ControlDeps {
   hosts(): Set<string> | undefined
 }
 
-export interface ControlAnswer {
+interface ControlAnswer {
   status: number
   body: unknown
 }

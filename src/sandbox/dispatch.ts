@@ -19,7 +19,7 @@ import {TRANSFER_PAGE_HEADERS, transferConfirmPage} from './transfer-page.js'
 import type {TransferService} from './transfer.js'
 
 /** One request on its way through the table. */
-export interface Exchange {
+interface Exchange {
   req: IncomingMessage
   res: ServerResponse
   url: URL
@@ -30,7 +30,7 @@ export interface Exchange {
   send: Send
 }
 
-export interface Route {
+interface Route {
   name: string
   matches(req: IncomingMessage, url: URL): boolean
   /** Answers; `false` passes the request on (the pages know their own paths). */
@@ -39,7 +39,7 @@ export interface Route {
   bodyless?: true
 }
 
-export interface RouteParts {
+interface RouteParts {
   now: () => Date
   /** The Host values the sandbox answers to (guard.ts `ownHosts`). */
   hosts: () => Set<string> | undefined

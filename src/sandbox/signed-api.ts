@@ -36,7 +36,7 @@ export interface Merchant {
   allocAmountUnit?: AllocAmountUnit
 }
 
-export interface SignedApiDeps {
+interface SignedApiDeps {
   store: Store
   notifier: Notifier
   pay: PayService
