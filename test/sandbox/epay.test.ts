@@ -254,6 +254,14 @@ describe('V2 (RSA)', () => {
     expect((await queryPay(closeable.out_trade_no)).data.status).toBe('close')
   })
 
+  it('a signed answer whose sign is not canonical Base64 is refused by the client, however it decodes', async () => {
+    const answer = JSON.parse((await post(`${V2}query`, v2({out_trade_no: 'none'}))).text) as Record<string, string>
+    expect(() => verified(JSON.stringify(answer))).not.toThrow()
+    for (const sign of [`${answer.sign}\n`, answer.sign.replace(/=+$/, ''), `${answer.sign.slice(0, 8)}!${answer.sign.slice(8)}`]) {
+      expect(() => verified(JSON.stringify({...answer, sign}))).toThrow(/the answer's sign is not canonical Base64/)
+    }
+  })
+
   it('answers unknown paths, JSON bodies and unknown merchants clearly', async () => {
     expect((await post(`${V2}nope`, {})).status).toBe(404)
     const json = await fetch(`${t.sandbox.url}${V2}create`, {method: 'POST', headers: {'content-type': 'application/json'}, body: '{}'})

@@ -50,8 +50,9 @@ export function checkV2(ctx: EpayContext, params: Params, action: string): Store
   // the V2 selection (whitespace-only values dropped), or the one that keeps them
   const diagnosis = diagnoseEpayRsa({params, sign, key: ctx.publicKeyOf(merchant)})
   if (!diagnosis.verified) {
-    const cause = diagnosis.matchingString === undefined ? '' : `; likeliest cause: ${diagnosis.explanation}`
-    fail(20052, `signature verification failed (RSA, the merchant public key); server string to sign: ${diagnosis.expectedString}${cause}`)
+    // the cause first: clients read the server's string as everything after "string to sign: "
+    const cause = diagnosis.matchingString === undefined ? '' : `: likeliest cause: ${diagnosis.explanation}`
+    fail(20052, `signature verification failed (RSA, the merchant public key)${cause}; server string to sign: ${diagnosis.expectedString}`)
   }
   const offBy = Number(timestamp) - ctx.realSeconds()
   if (ctx.timestampChecks !== false && Math.abs(offBy) > EPAY_TIMESTAMP_WINDOW_SECONDS) {
