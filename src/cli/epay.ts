@@ -12,7 +12,7 @@ import {recordRows} from '../output/record.js'
 import {renderRecord} from '../output/table.js'
 import {parseEasyPayInput} from '../protocol/callback.js'
 import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
-import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLETS, scalarFields} from '../protocol/epay-api.js'
+import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLET_VALUES, scalarFields} from '../protocol/epay-api.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
 import {apiFlags, BaseCommand, profileFlags, type DryRun, type Flag} from './base.js'
@@ -31,7 +31,7 @@ export const orderFlags = {
   'notify-url': Flags.string({description: 'where the easy_pay notification goes (GET) when the order is paid'}),
   'return-url': Flags.string({description: 'where the payer returns after paying'}),
   param: Flags.string({description: 'merchant data returned as is in the notification (at most 500 characters)'}),
-  device: Flags.string({description: 'the payer\'s device: pc (QR) or mobile (h5)', options: [...EPAY_DEVICES]}),
+  device: Flags.string({description: 'the payer\'s device: pc (QR); mobile, qq, wechat, alipay (in-app browsers) or jump (h5 in V1; V2 follows --type)', options: [...EPAY_DEVICES]}),
   clientip: Flags.string({description: 'the payer\'s IP address'}),
 }
 
@@ -51,8 +51,8 @@ export const v2Flags = {...apiFlags}
 export const v2OrderFlags = {
   ...v2Flags,
   ...orderFlags,
-  type: Flags.string({description: 'how the payer pays: web (QR, or h5 with --device mobile), jump (straight to the wallet), jsapi, app', options: [...EPAY_MODES], default: 'web'}),
-  method: Flags.string({description: 'the wallet (default: the aggregate QR, any wallet; required for jsapi and app)', options: [...EPAY_WALLETS]}),
+  type: Flags.string({description: 'how the payer pays: web (a QR, whatever --device), jump (straight to the wallet, h5), jsapi, app', options: [...EPAY_MODES], default: 'web'}),
+  method: Flags.string({description: 'the wallet: alipay (walletB), wxpay (walletA), aggregate or none (the aggregate QR, any wallet), walletA..walletD; required for jsapi and app', options: [...EPAY_WALLET_VALUES]}),
   'sub-openid': Flags.string({description: 'the payer\'s openid, for --type jsapi'}),
 }
 
@@ -139,6 +139,9 @@ export abstract class EpayCommand extends BaseCommand {
     const plain = toPlain(data) as Record<string, unknown> | null
     const rows = recordRows(plain ?? {}, created ? ['payBody'] : [])
     if (created && typeof body.payurl === 'string') rows.push(['payurl', body.payurl])
+    // what was refunded (yuan), a flat field with no counterpart in data; absent until a refund
+    const {refundmoney} = scalarFields(body)
+    if (refundmoney !== undefined) rows.push(['refundmoney', refundmoney])
     this.io.out(renderRecord(rows, this.io.stdoutTty))
     if (!created || !plain || typeof plain.payBody !== 'string' || plain.payBody === '') return
     const formFile = join(this.config.dataDir, `form-${String(plain.orderNo)}.html`)

@@ -2,13 +2,15 @@
 // the MD5 key (V1) or the merchant key (V2, with a timestamp), answers read from their raw text
 // and, for V2, verified with the platform key over the flat scalar fields, the timestamp within
 // the window, and `data` checked against the signed fields (the signature does not cover it).
-// Secrets never reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
+// V1 answers success with code 1, failure with -1 (V2: 0 and a platform code). Secrets never
+// reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
 import {endpointUrl, formBody, httpRequest} from './http.js'
 import {countTries} from './pipeline.js'
 import type {KeyObject} from 'node:crypto'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
 import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
+import {canonicalBase64Problem} from '../protocol/signature.js'
 import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import {JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 
@@ -72,6 +74,8 @@ export interface EpayCallSpec {
   auth?: 'sign' | 'key'
 }
 
+/** V1's success code: the protocol's origin and the real platform answer 1, and V1 clients test it. */
+const V1_SUCCESS = 1
 const SECRET_PARAMS = new Set(['key'])
 const READ_ATTEMPTS = 3
 const KEY_PLACEHOLDER = '{MD5 key}'
@@ -151,21 +155,23 @@ function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest
   }
   const code = resultCode(body)
   if (Number.isNaN(code)) throw new TransportError(`answer from ${request.url} has no code: not a platform answer`)
+  const success = code === (request.version === 'v1' ? V1_SUCCESS : 0)
   const signed = typeof body.sign === 'string' && body.sign !== ''
   let verified: boolean | undefined
   if (request.version === 'v2' && config.verify) {
     if (!signed) {
-      if (code === 0) throw new SignatureError('the answer says success but carries no signature', body)
+      if (success) throw new SignatureError('the answer says success but carries no signature', body)
     } else {
       verifyV2Answer(config, body)
       verified = true
     }
   }
-  if (code !== 0) {
+  if (!success) {
     const message = resultMessage(body)
     const error = new PlatformError(code, message, request.version === 'v2' ? signed : undefined, body)
     const serverString = serverStringFromMessage(message)
-    if (code === 20052 && serverString !== undefined && request.canonicalString !== undefined && serverString !== request.canonicalString) {
+    // V1 says -1 for every failure: its message tells a refused signature
+    if ((code === 20052 || request.version === 'v1') && serverString !== undefined && request.canonicalString !== undefined && serverString !== request.canonicalString) {
       error.hint = `the strings to sign differ:\n  ours:   ${request.canonicalString}\n  server: ${serverString}`
     }
     throw error
@@ -188,6 +194,9 @@ export function verifyV2Answer(config: Pick<EpayConfig, 'platformKey' | 'now'>, 
   if (!config.platformKey) throw new SignatureError('no platform public key to verify the answer with: set one in the profile, or pass --no-verify', body)
   const flat = scalarFields(body)
   if (flat.sign_type !== 'RSA') throw new SignatureError(`the answer's sign_type is "${flat.sign_type ?? ''}", not RSA`, body)
+  // one signature, one spelling (protocol-notes section 1)
+  const notCanonical = canonicalBase64Problem(flat.sign ?? '')
+  if (notCanonical) throw new SignatureError(`the answer's sign is not canonical Base64: it ${notCanonical}`, body)
   if (!verifyRsa(flat, flat.sign, config.platformKey)) {
     const error = new SignatureError('the answer\'s signature does not verify with the platform public key: it was altered or signed with another key', body)
     error.hint = `string to sign by the rule: ${epayV2StringToSign(flat)}`
@@ -212,6 +221,7 @@ export function verifyV2Answer(config: Pick<EpayConfig, 'platformKey' | 'now'>, 
 /** data fields that have a signed flat counterpart, and how they must agree. */
 const AGREEMENT: [dataKey: string, flatKey: string, agree: (data: string, flat: string) => boolean][] = [
   ['orderNo', 'trade_no', (a, b) => a === b],
+  ['orderId', 'order_id', (a, b) => a === b],
   ['bizOrderNo', 'out_trade_no', (a, b) => a === b],
   ['refundNo', 'refund_no', (a, b) => a === b],
   ['bizRefundNo', 'out_refund_no', (a, b) => a === b],

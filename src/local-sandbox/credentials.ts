@@ -1,6 +1,8 @@
-// What a third-party client (the integrator's own backend) needs to call the local sandbox:
-// addresses, merchant ids, key files and the platform public key. Key files are named, never
-// their secret contents.
+// What a third-party client (the integrator's own backend, a shop's epay client) needs to call
+// the local sandbox: addresses, merchant ids, key files and the platform public key. Key files
+// are named, never their secret contents; the merchant private key is also kept as bare Base64,
+// the form epay V2 client configs take.
+import {readFileSync, writeFileSync} from 'node:fs'
 import {EPAY_V1_PATHS, EPAY_V2_PREFIX} from '../protocol/epay-api.js'
 import type {SandboxRuntime} from '../protocol/local-sandbox.js'
 
@@ -9,14 +11,34 @@ export interface SandboxCredentials {
   mchNo: string
   appId: string
   merchantPrivateKeyFile: string
+  /** The same key as bare Base64 (the DER inside the PEM; no armour, no newline), as epay V2 client configs take it. */
+  merchantPrivateKeyBase64File: string
   platformPublicKeyPem: string
   /** The same key as bare Base64 (SPKI DER), as many SDK settings want it. */
   platformPublicKey: string
+  /** The compatibility module's merchant number (`pid`): the mchNo. */
+  epayPid: string
   epayV1BaseUrl: string
   epayV2BaseUrl: string
+  /** The V1 MD5 key: its characters alone, no trailing newline. */
   epayV1Md5KeyFile?: string
 }
 
+/** Bare Base64 of a PEM key, written beside it (0600) when missing or out of date; its path. */
+function base64KeyFile(pemFile: string): string {
+  const file = `${pemFile.replace(/\.pem$/, '')}.b64`
+  const base64 = readFileSync(pemFile, 'utf8').replace(/-----[^-]+-----|\s/g, '')
+  let current: string | undefined
+  try {
+    current = readFileSync(file, 'utf8')
+  } catch {
+    // not written yet
+  }
+  if (current !== base64) writeFileSync(file, base64, {mode: 0o600})
+  return file
+}
+
+/** The credentials of a running sandbox (writes the private key's Base64 file when needed). */
 export function sandboxCredentials(runtime: SandboxRuntime): SandboxCredentials {
   const base = (path: string) => `${runtime.url}${path.slice(0, path.lastIndexOf('/') + 1)}`
   return {
@@ -24,8 +46,10 @@ export function sandboxCredentials(runtime: SandboxRuntime): SandboxCredentials 
     mchNo: runtime.merchant.mchNo,
     appId: runtime.merchant.appId,
     merchantPrivateKeyFile: runtime.merchant.privateKeyFile,
+    merchantPrivateKeyBase64File: base64KeyFile(runtime.merchant.privateKeyFile),
     platformPublicKeyPem: runtime.platformPublicKeyPem.trim(),
     platformPublicKey: runtime.platformPublicKeyPem.replace(/-----[^-]+-----|\s/g, ''),
+    epayPid: runtime.merchant.mchNo,
     epayV1BaseUrl: base(EPAY_V1_PATHS.create),
     // V2 clients append `api/pay/create` and the like to their base
     epayV2BaseUrl: `${runtime.url}${EPAY_V2_PREFIX.replace(/api\/pay\/$/, '')}`,
@@ -38,8 +62,10 @@ const ENV_NAMES: Record<keyof SandboxCredentials, string> = {
   mchNo: 'UNIPAY_SANDBOX_MCH_NO',
   appId: 'UNIPAY_SANDBOX_APP_ID',
   merchantPrivateKeyFile: 'UNIPAY_SANDBOX_PRIVATE_KEY_FILE',
+  merchantPrivateKeyBase64File: 'UNIPAY_SANDBOX_PRIVATE_KEY_BASE64_FILE',
   platformPublicKeyPem: '',
   platformPublicKey: 'UNIPAY_SANDBOX_PLATFORM_PUBLIC_KEY',
+  epayPid: 'UNIPAY_SANDBOX_EPAY_PID',
   epayV1BaseUrl: 'UNIPAY_SANDBOX_EPAY_V1_BASE_URL',
   epayV2BaseUrl: 'UNIPAY_SANDBOX_EPAY_V2_BASE_URL',
   epayV1Md5KeyFile: 'UNIPAY_SANDBOX_EPAY_MD5_KEY_FILE',

@@ -26,35 +26,80 @@ export const EPAY_V2_PATHS = {
 /** A V2 `timestamp` (Unix seconds) further than this from the receiver's clock is refused. */
 export const EPAY_TIMESTAMP_WINDOW_SECONDS = 300
 
-/** The wallet words (`method` in the spec's V2 order, `type` in V1 and in common clients' V2). */
+/** The neutral wallets (`method` in the spec's V2 order, `type` in V1 and in common clients' V2). */
 export const EPAY_WALLETS = ['walletA', 'walletB', 'walletC', 'walletD'] as const
 export type EpayWallet = (typeof EPAY_WALLETS)[number]
+
+/**
+ * The protocol's own wallet words, which other people's epay clients send (protocol-notes
+ * section 7): the ones the real platform's epay plugin takes, with the wallet each means.
+ * `aggregate` names no wallet: the aggregate QR, where the payer picks.
+ */
+export const EPAY_WALLET_WORDS = {alipay: 'walletB', wxpay: 'walletA', aggregate: undefined} as const satisfies Record<string, EpayWallet | undefined>
+
+/** Every word accepted where a wallet is named: the protocol's words, then the neutral ones. */
+export const EPAY_WALLET_VALUES = [...(Object.keys(EPAY_WALLET_WORDS) as (keyof typeof EPAY_WALLET_WORDS)[]), ...EPAY_WALLETS] as const
 
 /** How the payer pays (`type` in the spec's V2 order): web = redirect or QR, jump = straight to the channel, jsapi, app. */
 export const EPAY_MODES = ['web', 'jump', 'jsapi', 'app'] as const
 export type EpayMode = (typeof EPAY_MODES)[number]
 
-export const EPAY_DEVICES = ['pc', 'mobile'] as const
+/**
+ * `device` values (Rainbow's set). mobile, qq, wechat and alipay (in-app browsers) mean a
+ * mobile payer and jump a direct jump, both an h5 payment; pc a QR. Other values are ignored.
+ */
+export const EPAY_DEVICES = ['pc', 'mobile', 'qq', 'wechat', 'alipay', 'jump'] as const
+const H5_DEVICES: readonly string[] = ['mobile', 'qq', 'wechat', 'alipay', 'jump']
+
+/** Whether a `device` asks for an h5 payment (a phone, an in-app browser, a direct jump) rather than a QR. */
+export const isH5Device = (device: string | undefined): boolean => H5_DEVICES.includes(device ?? '')
 
 export const isWallet = (value: string | undefined): value is EpayWallet => (EPAY_WALLETS as readonly string[]).includes(value ?? '')
 export const isMode = (value: string | undefined): value is EpayMode => (EPAY_MODES as readonly string[]).includes(value ?? '')
 
+/** A wallet as named by the client: the word it sent (echoed back) and the wallet it means (none: the aggregate QR). */
+export interface WalletWord {
+  word: string
+  wallet?: EpayWallet
+}
+
+/** The wallet a word names, or undefined when the word is not accepted. */
+export function readWallet(value: string | undefined): WalletWord | undefined {
+  if (value === undefined) return undefined
+  if (isWallet(value)) return {word: value, wallet: value}
+  if (Object.hasOwn(EPAY_WALLET_WORDS, value)) return {word: value, wallet: EPAY_WALLET_WORDS[value as keyof typeof EPAY_WALLET_WORDS]}
+  return undefined
+}
+
+const ACCEPTED = `payment types ${EPAY_MODES.join(', ')}; wallets ${EPAY_WALLET_VALUES.join(', ')}`
+
+/** What V2 `type` and `method` read as: how the payer pays, and the wallet as the client named it. */
+export interface TypeAndMethod {
+  mode?: EpayMode
+  wallet?: WalletWord
+  swapped: boolean
+  /** A value neither a payment type nor an accepted wallet word (a browser path sends the payer to the cashier page instead). */
+  unknown?: boolean
+  problem?: {field: string; message: string}
+}
+
 /**
  * V2 `type` and `method`, in either order (the two value sets do not overlap). Returns the
- * mode, the wallet, or a problem naming the parameter.
+ * mode, the wallet, or a problem naming the parameter and listing every accepted value.
  */
-export function readTypeAndMethod(params: Record<string, string | undefined>): {mode?: EpayMode; wallet?: EpayWallet; swapped: boolean; problem?: {field: string; message: string}} {
+export function readTypeAndMethod(params: Record<string, string | undefined>): TypeAndMethod {
   const type = params.type || undefined
   const method = params.method || undefined
-  if (type === undefined) return {swapped: false, problem: {field: 'type', message: `is required: ${EPAY_MODES.join(', ')} (or a wallet, with method ${EPAY_MODES.join('|')})`}}
-  if (isMode(type) && (method === undefined || isWallet(method))) return {mode: type, wallet: method, swapped: false}
-  if (isWallet(type) && (method === undefined || isMode(method))) return {mode: method ?? 'web', wallet: type, swapped: true}
-  if (!isMode(type) && !isWallet(type)) {
-    return {swapped: false, problem: {field: 'type', message: `"${type}" is neither a payment type (${EPAY_MODES.join(', ')}) nor a wallet (${EPAY_WALLETS.join(', ')})`}}
-  }
+  if (type === undefined) return {swapped: false, unknown: true, problem: {field: 'type', message: `is required: one of ${ACCEPTED}`}}
+  const typeWallet = readWallet(type)
+  const methodWallet = readWallet(method)
+  if (isMode(type) && (method === undefined || methodWallet)) return {mode: type, wallet: methodWallet, swapped: false}
+  if (typeWallet && (method === undefined || isMode(method))) return {mode: method ?? 'web', wallet: typeWallet, swapped: true}
+  if (!isMode(type) && !typeWallet) return {swapped: false, unknown: true, problem: {field: 'type', message: `"${type}" is not accepted: one of ${ACCEPTED}`}}
+  if (!isMode(method) && !methodWallet) return {swapped: false, unknown: true, problem: {field: 'method', message: `"${method}" is not accepted: one of ${ACCEPTED}`}}
   return {
     swapped: false,
-    problem: {field: 'method', message: `"${method}" does not go with type ${type}: give a wallet (${EPAY_WALLETS.join(', ')}) when type is a payment type, or a payment type when type is a wallet`},
+    problem: {field: 'method', message: `"${method}" does not go with type ${type}: give a wallet (${EPAY_WALLET_VALUES.join(', ')}) when type is a payment type (${EPAY_MODES.join(', ')}), or a payment type when type is a wallet`},
   }
 }
 

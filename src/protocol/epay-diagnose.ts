@@ -61,12 +61,32 @@ function variants(params: EpayParams): Variant[] {
   return out.filter((variant, index) => index === 0 || variant.text !== out[0].text)
 }
 
+/** Whitespace a signer may leave after the MD5 key: a key file read whole, or a pasted line. */
+const KEY_TAILS: [tail: string, name: string][] = [['\n', 'a newline'], ['\r\n', 'a CRLF line end'], [' ', 'a space']]
+
+/**
+ * Whether the sign was made with whitespace after the MD5 key (the key file read without
+ * trimming it): the explanation, or undefined.
+ */
+export function md5KeyTailExplanation(text: string, sign: string, md5Key: string, form: Md5KeyForm = 'direct'): string | undefined {
+  for (const [tail, name] of KEY_TAILS) {
+    if (md5Matches(text, sign, md5Key + tail, form)) return `the MD5 key was signed with ${name} after it (its file read whole, without trimming): sign with the key's characters alone`
+  }
+  return undefined
+}
+
 export function diagnoseEpayMd5(input: {params: EpayParams; sign: string; md5Key: string}): EpayDiagnosis {
   const {params, sign, md5Key} = input
   const text = epayStringToSign(params)
   const shown = (variant: string, form: Md5KeyForm) => (form === 'param' ? `${variant}&key=${KEY_PLACEHOLDER}` : variant + KEY_PLACEHOLDER)
   const expectedString = shown(text, 'direct')
   if (md5Matches(text, sign, md5Key)) return {verified: true, expectedString}
+  for (const form of ['direct', 'param'] as const) {
+    const tail = md5KeyTailExplanation(text, sign, md5Key, form)
+    if (!tail) continue
+    const explanation = form === 'param' ? `${tail}; and MD5 key appended as \`&key=KEY\`, while the rule appends it directly` : tail
+    return {verified: false, expectedString, matchingString: shown(text, form), explanation}
+  }
   for (const variant of variants(params)) {
     for (const form of ['direct', 'param'] as const) {
       if ((variant.explanation === undefined && form === 'direct') || !md5Matches(variant.text, sign, md5Key, form)) continue

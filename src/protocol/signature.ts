@@ -28,3 +28,34 @@ export function verifyString(text: string, signature: string, publicKey: KeyObje
 export function signBody<T extends Record<string, unknown>>(body: T, privateKey: KeyObject): T & {sign: string} {
   return {...body, sign: signString(canonicalString(body), privateKey)}
 }
+
+const WHITESPACE_NAMES: Record<string, string> = {'\n': 'a newline', '\r': 'a carriage return', '\t': 'a tab', ' ': 'a space'}
+
+/**
+ * Why a `sign` is not canonical Base64 (standard alphabet, padding, no whitespace, unused bits
+ * zero), or undefined when it is (protocol-notes section 1). Lenient decoders read many texts as
+ * one signature, so whoever remembers or compares signatures refuses every other spelling.
+ * Linear in the length of the text.
+ */
+export function canonicalBase64Problem(text: string): string | undefined {
+  if (text === '') return 'is empty'
+  const at = (index: number) => `at character ${index + 1}`
+  const space = /\s/.exec(text)
+  if (space) return `contains ${WHITESPACE_NAMES[space[0]] ?? `whitespace (U+${space[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`} ${at(space.index)}: send the Base64 text exactly as it was encoded`
+  const urlSafe = /[-_]/.exec(text)
+  if (urlSafe) return `uses the URL-safe alphabet ("${urlSafe[0]}" ${at(urlSafe.index)}): standard Base64 with "+" and "/" is required`
+  const junk = /[^A-Za-z0-9+/=]/u.exec(text)
+  if (junk) return `contains ${/^[\x21-\x7e]$/.test(junk[0]) ? `"${junk[0]}"` : `U+${junk[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`} ${at(junk.index)}, which is not a Base64 character`
+  const data = text.replace(/=+$/, '')
+  const inner = data.indexOf('=')
+  if (inner !== -1) return `has "=" ${at(inner)}: padding goes only at the end`
+  const needed = [0, -1, 2, 1][data.length % 4]
+  if (needed === -1) return `has ${data.length} Base64 characters, a length no bytes encode to`
+  const padding = text.length - data.length
+  if (padding < needed) return `lacks its padding: it needs ${needed} "=" at the end, not ${padding}`
+  if (padding > needed) return `has ${padding - needed} "=" too many at the end (${needed} needed)`
+  if (Buffer.from(text, 'base64').toString('base64') !== text) {
+    return 'has unused bits set in its last character: it is not the canonical encoding of its bytes (another spelling of the same signature)'
+  }
+  return undefined
+}

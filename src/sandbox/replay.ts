@@ -45,14 +45,17 @@ export class ReplayGuard {
 
   /**
    * An epay V2 request is identified by its signature (it has no nonce): the same signed
-   * request is refused while its `timestamp` (Unix seconds) could still be accepted.
+   * request is refused while its `timestamp` (Unix seconds) could still be accepted. Keyed on
+   * the DECODED signature bytes, never on the `sign` text, which many spellings decode to.
+   * Returns false, remembering nothing, when these bytes were already received.
    */
-  checkSignature(mchNo: string, sign: string, timestampSeconds: number): void {
+  firstSignature(mchNo: string, signature: Buffer, timestampSeconds: number): boolean {
     const nowMs = this.now().getTime()
     this.prune(nowMs)
-    const key = `${mchNo}\u0000s\u0000${sign}`
-    if (this.seen.has(key)) fail(10409, 'this signed request was already received (same sign): sign a fresh request with a new timestamp')
+    const key = `${mchNo}\u0000sig\u0000${signature.toString('hex')}`
+    if (this.seen.has(key)) return false
     this.remember(key, Math.max(nowMs, timestampSeconds * 1000) + REPLAY_WINDOW_MS)
+    return true
   }
 
   private remember(key: string, forgetAt: number): void {

@@ -3,7 +3,7 @@
 // left out (they are the idempotency keys), V2 `type`/`method` in the profile's order.
 import {epayCall, type EpayConfig, type EpayResult} from '../client/epay.js'
 import {UsageError} from '../errors.js'
-import {EPAY_DEVICES, EPAY_MODES, EPAY_V1_PATHS, EPAY_V2_PATHS, EPAY_WALLETS, epayMoneyToCents, isMode, isWallet, type EpayVersion} from '../protocol/epay-api.js'
+import {EPAY_DEVICES, EPAY_MODES, EPAY_V1_PATHS, EPAY_V2_PATHS, EPAY_WALLET_VALUES, epayMoneyToCents, isMode, readWallet, type EpayVersion} from '../protocol/epay-api.js'
 import {MoneyFormatError} from '../protocol/money.js'
 import type {FieldProblem} from '../protocol/schemas.js'
 import {generateBusinessNo, outcomeUnknownHint} from './pay.js'
@@ -13,7 +13,7 @@ export interface EpayOptions {
 }
 
 export interface EpayOrderInput {
-  /** V1: the wallet. V2: the payment type (web, jump, jsapi, app). */
+  /** V1: the wallet (neutral or the protocol's word: alipay, wxpay, aggregate). V2: the payment type (web, jump, jsapi, app). */
   type?: string
   /** V2: the wallet. */
   method?: string
@@ -73,11 +73,11 @@ function orderProblems(version: EpayVersion, input: EpayOrderInput): FieldProble
     problems.push({field: 'device', message: `must be one of ${EPAY_DEVICES.join(', ')}`})
   }
   if (version === 'v1') {
-    if (input.type !== undefined && !isWallet(input.type)) problems.push({field: 'type', message: `must be a wallet: ${EPAY_WALLETS.join(', ')}`})
+    if (input.type !== undefined && !readWallet(input.type)) problems.push({field: 'type', message: `must be a wallet: ${EPAY_WALLET_VALUES.join(', ')}`})
   } else {
     if (input.type !== undefined && !isMode(input.type)) problems.push({field: 'type', message: `must be one of ${EPAY_MODES.join(', ')}`})
-    if (input.method !== undefined && !isWallet(input.method)) problems.push({field: 'method', message: `must be a wallet: ${EPAY_WALLETS.join(', ')}`})
-    if ((input.type === 'jsapi' || input.type === 'app') && input.method === undefined) problems.push({field: 'method', message: `is required for --type ${input.type}`})
+    if (input.method !== undefined && !readWallet(input.method)) problems.push({field: 'method', message: `must be a wallet: ${EPAY_WALLET_VALUES.join(', ')}`})
+    if ((input.type === 'jsapi' || input.type === 'app') && !readWallet(input.method)?.wallet) problems.push({field: 'method', message: `is required for --type ${input.type} (a wallet, not the aggregate QR)`})
   }
   return problems.filter((p): p is FieldProblem => p !== undefined)
 }

@@ -149,7 +149,7 @@ describe('epay v1 with the local profile (MD5 key from the sandbox\'s key file)'
     writeFileSync(wrong, 'not-the-key\n', {mode: 0o600})
     const answer = await c.run(['epay', 'v1', 'create', '--name', 'x', '--money', '1', '--md5-key-file', wrong])
     expect(answer.code).toBe(1)
-    expect(answer.stderr).toMatch(/platform error 20052: signature verification failed \(MD5\); server string to sign: .*\{MD5 key\}/)
+    expect(answer.stderr).toMatch(/platform error -1: signature verification failed \(MD5\); server string to sign: .*\{MD5 key\}/)
     expect((await c.run(['epay', 'v1', 'query', '--out-trade-no', 'x', '--md5-key-file', wrong])).stderr).toContain('key: does not match')
   })
 })

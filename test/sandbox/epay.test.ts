@@ -1,15 +1,18 @@
 // The compatibility module of the sandbox, in-process: V1 (MD5) and V2 (RSA) requests as GET
 // query or form POST, both type/method orders, the refusals, orders visible through /unipay/*,
 // the payer page behind submit, and the easy_pay GET notification with its acknowledgement.
-import {readFileSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {verifyV2Answer} from '../../src/client/epay.js'
 import {checkEasyPayCallback} from '../../src/protocol/callback.js'
 import {epayStringToSign, signMd5, signRsa} from '../../src/protocol/epay.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {parseJsonObject} from '../../src/protocol/json.js'
+import {ensureMd5Key} from '../../src/sandbox/epay.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
@@ -80,7 +83,7 @@ describe('V1 (MD5)', () => {
     const created = await post(`${V1}mapi.php`, v1(params))
     expect(created.status).toBe(200)
     expect(created.body).toMatchObject({
-      code: 0,
+      code: 1,
       msg: 'success',
       trade_no: expect.stringMatching(/^DP\d+$/),
       out_trade_no: params.out_trade_no,
@@ -97,7 +100,7 @@ describe('V1 (MD5)', () => {
 
     const mobile = order({type: 'walletA', device: 'mobile'})
     const byGet = await post(`${V1}mapi.php`, v1(mobile), {method: 'GET'})
-    expect(byGet.body).toMatchObject({code: 0, pay_type: 'jump'})
+    expect(byGet.body).toMatchObject({code: 1, pay_type: 'jump'})
     expect((await queryPay(mobile.out_trade_no)).data.method).toBe('walletA_h5')
   })
 
@@ -107,23 +110,23 @@ describe('V1 (MD5)', () => {
     const again = await post(`${V1}mapi.php`, v1(params))
     expect(again.body.trade_no).toBe(first.body.trade_no)
     const other = await post(`${V1}mapi.php`, v1({...params, money: '2.00'}))
-    expect(other.body).toMatchObject({code: 10507, msg: `out_trade_no ${params.out_trade_no} was already used with different parameters`})
+    expect(other.body).toMatchObject({code: -1, msg: `out_trade_no ${params.out_trade_no} was already used with different parameters`})
   })
 
   it('refuses RSA, a wrong sign and the &key= form with a clear message, creating nothing', async () => {
     const rsa = order({type: 'walletA'})
     const rsaAnswer = await post(`${V1}mapi.php`, {...v1(rsa), sign_type: 'RSA'})
-    expect(rsaAnswer.body.code).toBe(10506)
+    expect(rsaAnswer.body.code).toBe(-1)
     expect(rsaAnswer.body.msg).toContain('sign_type: V1 accepts MD5 only, not "RSA"')
     const tampered = order({type: 'walletA'})
     const tamperedAnswer = await post(`${V1}mapi.php`, {...v1(tampered), money: '0.01'})
-    expect(tamperedAnswer.body.code).toBe(20052)
+    expect(tamperedAnswer.body.code).toBe(-1)
     expect(tamperedAnswer.body.msg).toContain('server string to sign: money=0.01&name=VIP会员')
     expect(tamperedAnswer.body.msg).toMatch(/\{MD5 key\}$/)
     expect(tamperedAnswer.text).not.toContain(md5Key)
     const keyParam = order({type: 'walletA'})
     const keyParamAnswer = await post(`${V1}mapi.php`, v1(keyParam, 'param'))
-    expect(keyParamAnswer.body).toMatchObject({code: 20052, msg: expect.stringContaining('the sign appends the MD5 key as `&key=KEY`')})
+    expect(keyParamAnswer.body).toMatchObject({code: -1, msg: expect.stringContaining('the sign appends the MD5 key as `&key=KEY`')})
     for (const p of [rsa, tampered, keyParam]) await expect(queryPay(p.out_trade_no)).resolves.toMatchObject({code: 20041})
   })
 
@@ -131,12 +134,12 @@ describe('V1 (MD5)', () => {
     const params = order({type: 'walletC'})
     const created = await post(`${V1}mapi.php`, v1(params))
     const ask = (extra: Record<string, string>) => post(`${V1}api.php`, {act: 'order', pid, key: md5Key, ...extra})
-    expect((await ask({out_trade_no: params.out_trade_no})).body).toMatchObject({code: 0, status: 0, trade_no: created.body.trade_no, money: '1.00', name: 'VIP会员', type: 'walletC'})
+    expect((await ask({out_trade_no: params.out_trade_no})).body).toMatchObject({code: 1, status: 0, trade_no: created.body.trade_no, money: '1.00', name: 'VIP会员', type: 'walletC'})
     await t.post('/_sandbox/pay', {order: created.body.trade_no})
     const paid = await ask({trade_no: created.body.trade_no})
-    expect(paid.body).toMatchObject({code: 0, status: 1, out_trade_no: params.out_trade_no, endtime: expect.stringMatching(/^\d{4}-\d\d-\d\d /), data: {status: 'success', amount: 100}})
+    expect(paid.body).toMatchObject({code: 1, status: 1, out_trade_no: params.out_trade_no, endtime: expect.stringMatching(/^\d{4}-\d\d-\d\d /), data: {status: 'success', amount: 100}})
     const wrong = await post(`${V1}api.php`, {act: 'order', pid, key: `${md5Key}x`, out_trade_no: params.out_trade_no}, {method: 'GET'})
-    expect(wrong.body).toMatchObject({code: 20052, msg: 'key: does not match the merchant\'s MD5 key'})
+    expect(wrong.body).toMatchObject({code: -1, msg: 'key: does not match the merchant\'s MD5 key'})
     expect((await post(`${V1}api.php`, {act: 'query', pid, key: md5Key})).body.msg).toContain('use act=order')
   })
 
@@ -251,6 +254,14 @@ describe('V2 (RSA)', () => {
     expect((await queryPay(closeable.out_trade_no)).data.status).toBe('close')
   })
 
+  it('a signed answer whose sign is not canonical Base64 is refused by the client, however it decodes', async () => {
+    const answer = JSON.parse((await post(`${V2}query`, v2({out_trade_no: 'none'}))).text) as Record<string, string>
+    expect(() => verified(JSON.stringify(answer))).not.toThrow()
+    for (const sign of [`${answer.sign}\n`, answer.sign.replace(/=+$/, ''), `${answer.sign.slice(0, 8)}!${answer.sign.slice(8)}`]) {
+      expect(() => verified(JSON.stringify({...answer, sign}))).toThrow(/the answer's sign is not canonical Base64/)
+    }
+  })
+
   it('answers unknown paths, JSON bodies and unknown merchants clearly', async () => {
     expect((await post(`${V2}nope`, {})).status).toBe(404)
     const json = await fetch(`${t.sandbox.url}${V2}create`, {method: 'POST', headers: {'content-type': 'application/json'}, body: '{}'})
@@ -342,6 +353,20 @@ describe('the merchant MD5 key', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(md5Key).toMatch(/^[0-9a-f]{32}$/)
     expect(JSON.stringify(t.sandbox.runtime)).not.toContain(md5Key)
+  })
+
+  it('holds the key alone, with no trailing newline, so a client reading the file whole signs right; an older file loses its newline', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'unipay-md5-'))
+    try {
+      const fresh = ensureMd5Key(dir, 'm')
+      expect(readFileSync(fresh.file, 'utf8')).toBe(fresh.md5Key)
+      writeFileSync(fresh.file, `${fresh.md5Key}\n`)
+      expect(ensureMd5Key(dir, 'm').md5Key).toBe(fresh.md5Key)
+      expect(readFileSync(fresh.file, 'utf8')).toBe(fresh.md5Key)
+      expect(statSync(fresh.file).mode & 0o777).toBe(0o600)
+    } finally {
+      removeDir(dir)
+    }
   })
 
 })

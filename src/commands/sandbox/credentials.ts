@@ -10,7 +10,7 @@ export type SandboxCredentialsResult = Credentials
 export default class SandboxCredentials extends BaseCommand {
   static summary = 'Print what your own backend needs to call the local sandbox'
   static description =
-    'Base address, merchant number, app id, the merchant private key file, the platform public key (PEM and bare Base64), the epay V1/V2 base addresses and the V1 MD5 key file. Files are named, their contents never printed. Starts the sandbox when needed; its port stays the same across restarts.'
+    'Base address, merchant number, app id, the merchant private key file (PEM, and beside it the same key as bare Base64, which epay V2 client configs take), the platform public key (PEM and bare Base64), the epay pid, V1/V2 base addresses and the V1 MD5 key file (the key\'s characters alone, no trailing newline). Files are named, their contents never printed. Starts the sandbox when needed; its port stays the same across restarts.'
 
   static examples = [
     '<%= config.bin %> sandbox credentials',

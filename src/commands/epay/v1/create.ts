@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {EpayCommand, type EpayDryRun, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
-import {EPAY_WALLETS} from '../../../protocol/epay-api.js'
+import {EPAY_WALLET_VALUES} from '../../../protocol/epay-api.js'
 import {epayCreate} from '../../../services/epay.js'
 import type {EpayCreateData} from '../../../protocol/answers.js'
 
@@ -20,7 +20,7 @@ export default class EpayV1Create extends EpayCommand {
   static flags = {
     ...v1Flags,
     ...orderFlags,
-    type: Flags.string({description: 'the wallet (default: the aggregate QR, any wallet)', options: [...EPAY_WALLETS]}),
+    type: Flags.string({description: 'the wallet: alipay (walletB), wxpay (walletA), aggregate or none (the aggregate QR, any wallet), walletA..walletD', options: [...EPAY_WALLET_VALUES]}),
   }
 
   async run(): Promise<EpayV1CreateResult> {

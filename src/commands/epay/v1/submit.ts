@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {EpayCommand, type EpaySubmitResult, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
-import {EPAY_WALLETS} from '../../../protocol/epay-api.js'
+import {EPAY_WALLET_VALUES} from '../../../protocol/epay-api.js'
 import {epayCreate} from '../../../services/epay.js'
 
 export default class EpayV1Submit extends EpayCommand {
@@ -15,7 +15,7 @@ export default class EpayV1Submit extends EpayCommand {
   static flags = {
     ...v1Flags,
     ...orderFlags,
-    type: Flags.string({description: 'the wallet (default: the aggregate QR, any wallet)', options: [...EPAY_WALLETS]}),
+    type: Flags.string({description: 'the wallet: alipay (walletB), wxpay (walletA), aggregate or none (the aggregate QR, any wallet), walletA..walletD', options: [...EPAY_WALLET_VALUES]}),
     open: Flags.boolean({description: 'open the payment page in the browser'}),
   }
 
