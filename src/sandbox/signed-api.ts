@@ -12,7 +12,7 @@ import {loadPublicKey} from '../protocol/keys.js'
 import type {FaultRule} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
 import {allocFieldsInCents, checkFields, dropAbsent, type AllocRequest, type GatewayPrePayRequest, type GenerateAuthUrlRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
-import {signStringAsync, verifyString} from '../protocol/signature.js'
+import {canonicalBase64Problem, signStringAsync, verifyString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
 import {allocOrderResult, allocResult, type AllocAmountUnit, type AllocService} from './alloc.js'
 import type {AuthSessions} from './auth.js'
@@ -234,6 +234,9 @@ export function createSignedApi(deps: SignedApiDeps) {
       // over every field received, exactly as sent: the same rule as `unipay verify --request`
       const serverString = canonicalString(raw)
       if (note) note.merchant = merchant.mchNo
+      // lenient decoding reads many spellings as one signature: only the canonical one is a signature here
+      const notCanonical = canonicalBase64Problem(raw.sign as string)
+      if (notCanonical) fail(20052, `sign: not canonical Base64: it ${notCanonical}`)
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
         if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant))
         fail(20052, `signature verification failed; server string to sign: ${serverString}`)

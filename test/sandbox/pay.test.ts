@@ -139,6 +139,23 @@ describe('request checks', () => {
     expect(answer.body.msg).toContain(`server string to sign: ${request.canonicalString.replace('title=Coffee', 'title=changed')}`)
   })
 
+  it('refuses a sign that is not canonical Base64 (20052, saying why), though it decodes to the right signature', async () => {
+    const request = await buildRequest(t.client, endpoints.ping, {})
+    const sign = request.body.sign as string
+    for (const [respelled, why] of [
+      [`${sign}\n`, 'a newline'],
+      [sign.replace(/=+$/, ''), 'padding'],
+      [sign.replace(/\+/g, '-').replace(/\//g, '_'), 'URL-safe'],
+    ] as const) {
+      if (respelled === sign) continue
+      const answer = await t.post('/unipay/ping', {...request.body, sign: respelled})
+      expect(answer.body.code, why).toBe(20052)
+      expect(answer.body.msg).toContain('not canonical Base64')
+      expect(answer.body.msg).toContain(why)
+    }
+    expect((await t.post('/unipay/ping', request.body)).body.code).toBe(0)
+  })
+
   it('signs its answers, errors included', async () => {
     const answer = await t.post('/unipay/pay', {mchNo: t.client.mchNo})
     expect(answer.body).toMatchObject({code: 10506})
