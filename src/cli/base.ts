@@ -8,7 +8,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {CallResult, ClientConfig, SignedRequest} from '../client/pipeline.js'
 import {InterruptedError, UnipayError, UsageError} from '../errors.js'
-import {processIo, type Io} from '../output/io.js'
+import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {ProfileStore} from '../profiles/store.js'
@@ -61,7 +61,20 @@ export abstract class BaseCommand extends Command {
     debug: Flags.boolean({description: 'print the string to sign and the HTTP exchange on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
   }
 
-  protected io: Io = processIo()
+  private printer: Io = printableIo(processSink())
+  /**
+   * Every line a command prints goes through here and is made printable on its way (escape
+   * sequences from an answer, a callback or a request never reach the terminal), so that no
+   * command can forget it. A test sets its own sink.
+   */
+  get io(): Io {
+    return this.printer
+  }
+
+  set io(sink: Sink) {
+    this.printer = printableIo(sink)
+  }
+
   /** The profile of this run once resolved, for hints on errors. */
   private resolved?: ResolvedProfile
   private readonly warned = new Set<string>()

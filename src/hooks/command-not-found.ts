@@ -2,9 +2,10 @@
 // closest command suggested, and the JSON error document with --json.
 import type {Hook} from '@oclif/core'
 import {closestCommand} from '../cli/suggest.js'
+import {printable} from '../protocol/printable.js'
 
 const hook: Hook<'command_not_found'> = async function (options) {
-  const typed = options.id.replace(/:/g, ' ')
+  const typed = printable(options.id.replace(/:/g, ' '))
   const commands = options.config.commands.filter((c) => !c.hidden).map((c) => c.id.replace(/:/g, ' '))
   const closest = closestCommand(typed, commands)
   const bin = options.config.bin

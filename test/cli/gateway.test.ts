@@ -26,7 +26,7 @@ describe('gateway prepay and query gateway', () => {
     expect(created.stderr).toContain('✓ answer signature verified with the platform public key')
     expect(created.stdout).toMatch(/^orderNo\tGW\d{20}$/m)
     expect(created.stdout).toMatch(/^bizOrderNo\tG\d{14}[0-9A-F]{8}$/m)
-    expect(created.stdout).toMatch(/^status\twait_pay \(waiting for the payer\)$/m)
+    expect(created.stdout).toMatch(/^status\twait_pay$/m)
     expect(created.stdout).toMatch(/^gatewayType\tcashier$/m)
     const h5Url = /^h5Url\t(\S+)$/m.exec(created.stdout)![1]
     const orderNo = /^orderNo\t(\S+)$/m.exec(created.stdout)![1]
@@ -34,8 +34,8 @@ describe('gateway prepay and query gateway', () => {
     expect(created.stdout).toMatch(new RegExp(`^miniUrl\\thttp://127\\.0\\.0\\.1:\\d+/cm/${orderNo}$`, 'm'))
 
     const before = await c.run(['query', 'gateway', '--order-no', orderNo])
-    expect(before.stdout).toMatch(/^status\twait_pay \(waiting for the payer\)$/m)
-    expect(before.stdout).toMatch(/^amount\t1250 \(¥12\.50\)$/m)
+    expect(before.stdout).toMatch(/^status\twait_pay$/m)
+    expect(before.stdout).toMatch(/^amount\t1250$/m)
     expect(before.stdout).toMatch(/^fundStatus\tinit \(not started\)$/m)
 
     expect(await post(`${h5Url}/pick`, {method: 'walletA_h5'})).toBe(303)

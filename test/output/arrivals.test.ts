@@ -12,6 +12,6 @@ describe('one clock on screen', () => {
 
   it('a gateway order shows status words, its fund status too', () => {
     const rows = Object.fromEntries(recordRows({status: 'wait_pay', fundStatus: 'init', amount: 100}))
-    expect(rows).toEqual({status: 'wait_pay (waiting for the payer)', fundStatus: 'init (not started)', amount: '100 (¥1.00)'})
+    expect(rows).toEqual({status: {value: 'wait_pay', gloss: 'waiting for the payer'}, fundStatus: {value: 'init', gloss: 'not started'}, amount: {value: '100', gloss: '¥1.00'}})
   })
 })
