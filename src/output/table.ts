@@ -85,6 +85,25 @@ function wrap(line: string, width: number): string[] {
   return lines
 }
 
+/** Wraps prose at spaces where it can (a reason, a message), hard-wrapping a word longer than a line. */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = []
+  let current = ''
+  for (const word of text.split(' ')) {
+    const joined = current ? `${current} ${word}` : word
+    if (displayWidth(joined) <= width) {
+      current = joined
+      continue
+    }
+    if (current) lines.push(current)
+    const pieces = wrap(word, width)
+    current = pieces.pop()!
+    lines.push(...pieces)
+  }
+  lines.push(current)
+  return lines
+}
+
 /** The terminal's width; 80 when it cannot be told. */
 export function terminalWidth(): number {
   return process.stdout.columns || Number(process.env.COLUMNS) || 80
@@ -153,7 +172,7 @@ export function renderRows(headers: string[], rows: Cell[][], tty: boolean, opti
     if (hidden.length) options.onHidden?.(hidden)
   } else wraps.clear()
   const lines = (row: string[]): string[] => {
-    const parts = shownColumns.map((i) => (wraps.has(i) ? wrap(row[i], widths[i]) : [truncate(row[i], widths[i])]))
+    const parts = shownColumns.map((i) => (wraps.has(i) ? wrapWords(row[i], widths[i]) : [truncate(row[i], widths[i])]))
     const height = Math.max(...parts.map((part) => part.length))
     return Array.from({length: height}, (_, at) => parts.map((part, k) => pad(part[at] ?? '', widths[shownColumns[k]])).join(' '.repeat(GAP)).trimEnd())
   }
@@ -184,8 +203,12 @@ function fit(headers: string[], natural: number[], candidates: number[], width: 
     const gap = chosen.length ? GAP : 0
     if (used + minimum[i] + gap > width) continue
     chosen.push(i)
+    // a wrapping column is whole if it fits (less important columns must not squeeze it),
+    // else it takes all the room left
+    const whole = wraps.has(i) && used + gap + natural[i] <= width
+    if (whole) minimum[i] = natural[i]
     used += minimum[i] + gap
-    if (wraps.has(i) && used - minimum[i] + natural[i] > width) break
+    if (wraps.has(i) && !whole) break
   }
   // The most important column is shown even on a terminal too narrow for its minimum.
   if (!chosen.length && byImportance.length) {

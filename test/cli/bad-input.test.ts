@@ -240,8 +240,8 @@ function cases(): Case[] {
   )
   // 8. management lookups and login
   all.push(
-    [['refunds', 'get', 'abc'], 'ID must be a number'],
-    [['refunds', 'get', '-1'], /ID must be a number|Nonexistent flag/],
+    [['refunds', 'get', 'RF1'], 'not logged in to the management API', 1],
+    [['refunds', 'get', '-1'], 'Nonexistent flag'],
     [['refunds', 'list', '--create-time-start', '2025-01-01'], '--create-time-start: must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'],
     [['refunds', 'list', '--create-time-end', 'yesterday'], '--create-time-end: must be a time'],
     [['refunds', 'list', '--page', '0'], 'Expected an integer greater than or equal to 1'],
