@@ -55,6 +55,9 @@ export interface RunContext {
   client: ClientConfig
 }
 
+const EXIT_BUG = 70
+const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
+
 export abstract class BaseCommand extends Command {
   static baseFlags = {
     json: Flags.boolean({description: 'print one JSON document, on success and on error alike', helpGroup: 'GLOBAL'}),
@@ -101,6 +104,14 @@ export abstract class BaseCommand extends Command {
     this.io.err(message)
   }
 
+  /** A warning: on stderr, and in the --json document's `warnings`, so a script sees it too. Each once. */
+  protected warning(message: string): string {
+    if (this.warned.has(message)) return message
+    this.warned.add(message)
+    this.notice(`warning: ${message}`)
+    return message
+  }
+
   protected profileStore(): ProfileStore {
     return new ProfileStore(this.config.configDir)
   }
@@ -123,11 +134,7 @@ export abstract class BaseCommand extends Command {
       startSandbox,
     })
     // a command may resolve twice (settings first, the sandbox later): each warning once
-    for (const warning of profile.warnings) {
-      if (this.warned.has(warning)) continue
-      this.warned.add(warning)
-      this.notice(`warning: ${warning}`)
-    }
+    for (const warning of profile.warnings) this.warning(warning)
     this.resolved = profile
     return profile
   }
@@ -137,7 +144,7 @@ export abstract class BaseCommand extends Command {
     if (profile.environment === 'production') {
       this.notice(`PRODUCTION · profile ${profile.name} · ${profile.settings.baseUrl ?? ''} · real money`)
     }
-    if (flags.verify === false) this.notice('warning: --no-verify: answers are NOT verified; do not trust them')
+    if (flags.verify === false) this.warning('--no-verify: answers are NOT verified; do not trust them')
     if (!profile.settings.baseUrl) {
       throw new UsageError(`profile ${profile.name} has no baseUrl; set it with: unipay profile set baseUrl URL --profile ${profile.name}`)
     }
@@ -186,9 +193,13 @@ export abstract class BaseCommand extends Command {
     if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
   }
 
-  /** Prints a result: the JSON document with --json, else what `human` writes. Returns the data printed. */
+  /**
+   * Prints a result: the JSON document with --json, else what `human` writes. Returns the data
+   * printed. The document carries the run's `warnings` (empty when none) and, for a signed
+   * answer, `verified` (false with --no-verify): a script can tell a trusted answer from another.
+   */
   protected async emit<T>(data: T, human: () => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<T> {
-    if (this.json) this.io.out(stringifyJson({ok: true, data, ...extra}, 2))
+    if (this.json) this.io.out(stringifyJson({ok: true, data, ...extra, warnings: [...this.warned]}, 2))
     else await human()
     return data
   }
@@ -217,7 +228,7 @@ export abstract class BaseCommand extends Command {
     }
     const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key')
-    await this.emit(body.data, () => human(body.data ?? null), {response: body})
+    await this.emit(body.data, () => human(body.data ?? null), {verified, response: body})
     return data
   }
 
@@ -225,7 +236,9 @@ export abstract class BaseCommand extends Command {
     const known = error instanceof UnipayError
     const oclifExit = error.oclif?.exit
     const parseError = !known && oclifExit === 2
-    const exitCode = known ? error.exitCode : parseError ? 2 : (oclifExit ?? 1)
+    // anything neither ours nor oclif's (a TypeError) is a bug in the CLI: sysexits' EX_SOFTWARE
+    const bug = !known && oclifExit === undefined
+    const exitCode = known ? error.exitCode : parseError ? 2 : (oclifExit ?? EXIT_BUG)
     // oclif warns "did not parse its arguments" when parsing itself failed: not our case to report
     this.parsed = true
     if (exitCode === 0) return
@@ -235,10 +248,12 @@ export abstract class BaseCommand extends Command {
       error.hint = settingsHint(error, this.resolved)
     }
     if (parseError) {
-      const {parseErrorMessage} = await import('./hints.js')
-      error.message = parseErrorMessage(error.message)
+      const [{parseErrorMessage}, {suggestFlags}] = await Promise.all([import('./hints.js'), import('./suggest.js')])
+      const command = this.constructor as typeof BaseCommand
+      const flags = Object.entries({...command.baseFlags, ...command.flags}).filter(([, flag]) => !flag.hidden).map(([name]) => name)
+      error.message = suggestFlags(parseErrorMessage(error.message), flags)
     }
-    const hint = known ? error.hint : undefined
+    const hint = known ? error.hint : bug ? BUG_HINT : undefined
     if (this.json) {
       const body: Record<string, unknown> = {
         ok: false,
@@ -251,6 +266,7 @@ export abstract class BaseCommand extends Command {
           ...(known && error.details ? {details: error.details} : {}),
           ...('code' in error && typeof error.code === 'number' ? {code: error.code} : {}),
         },
+        warnings: [...this.warned],
       }
       if ('response' in error && error.response) body.response = error.response
       this.io.out(stringifyJson(body, 2))
@@ -258,7 +274,7 @@ export abstract class BaseCommand extends Command {
       const lines = [`Error: ${error.message}`]
       for (const problem of flagged) lines.push(`  ${problem.flag}: ${problem.message}`)
       if (hint) lines.push(hint)
-      if (!known && !parseError && this.debugging && error.stack) lines.push(error.stack)
+      if (bug && this.debugging && error.stack) lines.push(error.stack)
       this.io.err(lines.join('\n'))
     }
     this.setExitCode(exitCode)
