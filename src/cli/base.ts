@@ -182,15 +182,23 @@ export abstract class BaseCommand extends Command {
     if (profile.environment !== 'production' || yes) return
     if (!this.io.stdinTty) throw new UsageError(`${what} moves real money on production profile ${profile.name}: pass --yes to confirm`)
     const {confirm} = await import('@inquirer/prompts')
-    let confirmed: boolean
+    // a signal handled by the command (SIGTERM from a supervisor) ends the question too
+    const confirmed = await this.prompt(() => confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal}), 'not confirmed; nothing was sent', signal)
+    if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
+  }
+
+  /**
+   * Asks on the terminal. Ctrl-C (or a handled signal) ends the run as an interruption, exit
+   * 130 (143 for SIGTERM) with one line saying what was not done, not as an error of exit 1.
+   */
+  protected async prompt<T>(ask: () => Promise<T>, notDone: string, signal?: AbortSignal): Promise<T> {
     try {
-      confirmed = await confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal})
+      return await ask()
     } catch (error) {
-      // a signal handled by the command (SIGTERM from a supervisor) ends the question too
-      if (signal?.aborted) throw new InterruptedError(signal.reason, 'not confirmed; nothing was sent')
+      if (signal?.aborted) throw new InterruptedError(signal.reason, notDone)
+      if ((error as Error).name === 'ExitPromptError') throw new InterruptedError('SIGINT', notDone)
       throw error
     }
-    if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
   }
 
   /**
@@ -228,7 +236,7 @@ export abstract class BaseCommand extends Command {
     }
     const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key')
-    await this.emit(body.data, () => human(body.data ?? null), {verified, response: body})
+    await this.emit(body.data, () => human(body.data ?? null), {verified: verified === true, response: body})
     return data
   }
 
