@@ -26,10 +26,7 @@ export function arrivalHeader(): string {
   return `${cells(COLUMNS.map(([header]) => header))} NUMBERS`
 }
 
-/**
- * Business numbers (`key=value`), as many a line as fit the room beside the fixed columns;
- * the rest on lines of their own under the NUMBERS column, so the terminal never wraps a row.
- */
+/** Business numbers (`key=value`), as many a line as fit `room` columns. */
 function numberLines(numbers: string[], room: number): string[] {
   const lines: string[] = []
   for (const number of numbers) {
@@ -37,7 +34,21 @@ function numberLines(numbers: string[], room: number): string[] {
     if (last !== undefined && displayWidth(last) + 1 + displayWidth(number) <= room) lines[lines.length - 1] = `${last} ${number}`
     else lines.push(number)
   }
-  return lines.length ? lines : ['-']
+  return lines
+}
+
+/**
+ * The NUMBERS column: beside the fixed columns, continued under it; on a terminal too narrow
+ * for a number there, on lines of their own below the row. The terminal never wraps a row.
+ */
+function numbersColumn(numbers: string[], width: number): {first: string; more: string[]} {
+  if (numbers.length === 0) return {first: '-', more: []}
+  const room = width - NUMBERS_AT
+  if (numbers.every((number) => displayWidth(number) <= room)) {
+    const [first, ...more] = numberLines(numbers, room)
+    return {first, more: more.map((line) => `${' '.repeat(NUMBERS_AT)}${line}`)}
+  }
+  return {first: '', more: numberLines(numbers, width - 2).map((line) => `  ${line}`)}
 }
 
 export function arrivalRow(arrival: Arrival, printBody: boolean, width = terminalWidth()): string {
@@ -45,7 +56,7 @@ export function arrivalRow(arrival: Arrival, printBody: boolean, width = termina
   const answerText = answer.body.length <= 7 ? `${answer.status} ${oneLine(answer.body)}` : String(answer.status)
   const numbers = Object.entries(arrival.numbers).map(([key, value]) => `${key}=${oneLine(value)}`)
   const why = arrival.reason ?? (forward?.error ? `forward to ${forward.url} failed: ${forward.error}` : undefined)
-  const [first, ...more] = numberLines(numbers, Math.max(20, width - NUMBERS_AT))
+  const {first, more} = numbersColumn(numbers, width)
   const lines = [
     `${cells([
       formatGmt8(new Date(arrival.time)).slice(11),
@@ -55,8 +66,8 @@ export function arrivalRow(arrival: Arrival, printBody: boolean, width = termina
       arrival.amount === undefined ? '-' : oneLine(shown(money(arrival.amount), true)),
       arrival.verified ? 'yes' : 'NO',
       answerText,
-    ])} ${first}`,
-    ...more.map((line) => `${' '.repeat(NUMBERS_AT)}${line}`),
+    ])} ${first}`.trimEnd(),
+    ...more,
     ...(why ? [`  ${oneLine(why)}`] : []),
     ...(printBody ? [`  ${oneLine(arrival.rawBody)}`] : []),
   ]

@@ -98,7 +98,7 @@ describe('a bug in the CLI', () => {
     let stdout = ''
     let stderr = ''
     command.io = {out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), stdoutTty: false, stdinTty: false}
-    await command._run()
+    await (command as unknown as {_run(): Promise<unknown>})._run()
     process.exitCode = undefined
     return {code: command.exitCode, stdout, stderr}
   }
