@@ -139,27 +139,46 @@ export abstract class BaseCommand extends Command {
     return profile
   }
 
-  protected async context(flags: Partial<Flag<typeof apiFlags>>): Promise<RunContext> {
-    const profile = await this.resolveProfile(flags)
+  /**
+   * The profile in force and a client for it. A local sandbox that is not running is started on
+   * the first call, once that call's fields are checked, so that bad input starts nothing;
+   * `{started: true}` starts it now, for a caller that reads the client's address or keys itself.
+   */
+  protected async context(flags: Partial<Flag<typeof apiFlags>>, {started = false} = {}): Promise<RunContext> {
+    const {readRuntime} = await import('../local-sandbox/control.js')
+    const later = !started && readRuntime(this.config.dataDir) === undefined
+    const profile = await this.resolveProfile(flags, {startSandbox: !later})
     if (profile.environment === 'production') {
       this.notice(`PRODUCTION · profile ${profile.name} · ${profile.settings.baseUrl ?? ''} · real money`)
     }
     if (flags.verify === false) this.warning('--no-verify: answers are NOT verified; do not trust them')
-    if (!profile.settings.baseUrl) {
+    const waiting = later && profile.environment === 'local' && !profile.settings.baseUrl
+    if (!profile.settings.baseUrl && !waiting) {
       throw new UsageError(`profile ${profile.name} has no baseUrl; set it with: unipay profile set baseUrl URL --profile ${profile.name}`)
     }
+    const settings = (resolved: ResolvedProfile) => ({
+      baseUrl: resolved.settings.baseUrl ?? '',
+      mchNo: resolved.settings.mchNo,
+      appId: resolved.settings.appId,
+      channelMchNo: resolved.settings.channelMchNo,
+      privateKey: resolved.privateKey,
+      platformKey: resolved.platformKey,
+    })
     const client: ClientConfig = {
-      baseUrl: profile.settings.baseUrl,
-      mchNo: profile.settings.mchNo,
-      appId: profile.settings.appId,
-      channelMchNo: profile.settings.channelMchNo,
-      privateKey: profile.privateKey,
-      platformKey: profile.platformKey,
+      ...settings(profile),
       verify: flags.verify !== false,
       timeoutMs: (flags.timeout ?? 15) * 1000,
       debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
     }
-    return {profile, client}
+    const context = {profile, client}
+    if (waiting) {
+      client.connect = async () => {
+        delete client.connect
+        context.profile = await this.resolveProfile(flags)
+        Object.assign(client, settings(context.profile))
+      }
+    }
+    return context
   }
 
   /** Settings for the management API of the profile in force. */
