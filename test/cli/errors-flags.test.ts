@@ -42,10 +42,12 @@ describe('flags', () => {
 })
 
 describe('keys generate', () => {
-  it('says where it wrote the files', async () => {
+  it('says where it wrote the files; piped, only labelled lines', async () => {
     const result = await c.run(['keys', 'generate', '--name', 'shop'])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain(`wrote shop-private.pem (0600) and shop-public.pem in ${join(c.dir, 'config', 'unipay', 'keys')} (--out-dir . writes them here)`)
+    // piped: labelled lines a script can cut, the paths among them
+    expect(result.stdout).toBe(`private key\t${join(c.dir, 'config', 'unipay', 'keys', 'shop-private.pem')}\npublic key\t${join(c.dir, 'config', 'unipay', 'keys', 'shop-public.pem')}\nfingerprint\t${/^fingerprint\t(.+)$/m.exec(result.stdout)?.[1]}\n`)
   })
 })
 

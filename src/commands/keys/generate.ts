@@ -29,7 +29,8 @@ export default class KeysGenerate extends BaseCommand {
     this.notice(`wrote ${basename(privateKeyFile)} (0600) and ${basename(publicKeyFile)} in ${dir}${flags['out-dir'] ? '' : ' (--out-dir . writes them here)'}`)
     return this.emit(result, () => {
       this.io.out(renderRecord([['private key', privateKeyFile], ['public key', publicKeyFile], ['fingerprint', fingerprint]], this.io.stdoutTty))
-      this.io.out(publicKeyPem.trim())
+      // piped, labelled lines only: the key itself is in its file (and in --json)
+      if (this.io.stdoutTty) this.io.out(publicKeyPem.trim())
       this.notice(`next: register the public key with the platform, then: unipay profile set privateKeyFile ${privateKeyFile}`)
     })
   }
