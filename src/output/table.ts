@@ -2,7 +2,6 @@
 // spreadsheets). Widths are display columns, so Chinese titles (two columns a character) and
 // emoji align. Cells are made printable before they are measured, so that an escaped control
 // character takes the columns it is shown in.
-import {eastAsianWidth} from 'get-east-asian-width'
 import {UsageError} from '../errors.js'
 import {printable} from '../protocol/printable.js'
 import {shown, type Cell} from './format.js'
@@ -12,16 +11,34 @@ const clean = (text: string) => printable(text.replace(/[\t\r\n]+/g, ' '))
 
 // Marks, format characters and variation selectors draw nothing of their own.
 const ZERO_WIDTH = /[\p{Mn}\p{Me}\p{Cf}\u{FE00}-\u{FE0F}]/u
+// Emoji drawn as emoji by default are two columns wide (their East Asian Width is W); the
+// property comes with the JavaScript engine's Unicode data, so new emoji need no table change.
+// (get-east-asian-width covers every W and F range, but adds 2 ms to a start where this table
+// adds nothing measurable; string-width 50 ms with its first call. Issue 29, point 6.)
+const EMOJI = /\p{Emoji_Presentation}/u
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+// East Asian Wide and Fullwidth blocks.
+const WIDE: [number, number][] = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf], [0xa960, 0xa97f], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f], [0xff00, 0xff60],
+  [0xffe0, 0xffe6], [0x16fe0, 0x16fe4], [0x17000, 0x18cff], [0x1b000, 0x1b2ff], [0x20000, 0x3fffd],
+]
 const ZWJ = 0x200d
 const VS16 = 0xfe0f
 const isSkinTone = (code: number) => code >= 0x1f3fb && code <= 0x1f3ff
+const isRegionalIndicator = (code: number) => code >= 0x1f1e6 && code <= 0x1f1ff
+
+function charWidth(char: string, code: number): number {
+  if (ZERO_WIDTH.test(char)) return 0
+  if (EMOJI.test(char)) return 2
+  return WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1
+}
 
 /**
  * What a terminal draws as one glyph, with its width: a character with the marks, variation
- * selectors and skin tones after it, and whatever a zero-width joiner joins to it (an emoji
- * family is one glyph of two columns). Never cut inside one.
+ * selectors and skin tones after it, whatever a zero-width joiner joins to it (an emoji family
+ * is one glyph of two columns), and a pair of regional indicators (a flag). Never cut inside one.
  */
 function* glyphs(text: string): Generator<[glyph: string, width: number]> {
   let glyph = ''
@@ -29,7 +46,8 @@ function* glyphs(text: string): Generator<[glyph: string, width: number]> {
   let joining = false
   for (const char of text) {
     const code = char.codePointAt(0)!
-    if (glyph && (joining || code === ZWJ || isSkinTone(code) || ZERO_WIDTH.test(char))) {
+    const flag = isRegionalIndicator(code) && glyph.length === 2 && isRegionalIndicator(glyph.codePointAt(0)!)
+    if (glyph && (joining || flag || code === ZWJ || isSkinTone(code) || ZERO_WIDTH.test(char))) {
       glyph += char
       // an emoji presentation selector turns a one-column symbol (❤) into a two-column emoji
       if (code === VS16 && width === 1 && PICTOGRAPHIC.test(glyph)) width = 2
@@ -39,7 +57,7 @@ function* glyphs(text: string): Generator<[glyph: string, width: number]> {
     if (glyph) yield [glyph, width]
     glyph = char
     joining = false
-    width = ZERO_WIDTH.test(char) ? 0 : eastAsianWidth(code)
+    width = charWidth(char, code)
   }
   if (glyph) yield [glyph, width]
 }
