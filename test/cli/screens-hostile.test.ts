@@ -2,7 +2,7 @@
 // terminal and piped, a forged request in `sandbox logs` and in the foreground request log.
 // Each carries the sequences an attacker would use, and each must come out inert.
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -124,6 +124,12 @@ describe('the sandbox request log', () => {
       expect(await exited).toBe(0)
     } finally {
       child.kill('SIGKILL')
+      // the sandbox is the CLI's child: when the test failed before SIGTERM, stop it by its pid
+      try {
+        process.kill(JSON.parse(readFileSync(join(dataDir, 'sandbox', 'runtime.json'), 'utf8')).pid, 'SIGKILL')
+      } catch {
+        // stopped already (runtime.json removed)
+      }
       rmSync(dataDir, {recursive: true, force: true})
     }
   }, 40_000)
