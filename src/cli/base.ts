@@ -8,7 +8,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {CallResult, ClientConfig, SignedRequest} from '../client/pipeline.js'
 import {InterruptedError, UnipayError, UsageError} from '../errors.js'
-import {processIo, type Io} from '../output/io.js'
+import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {ProfileStore} from '../profiles/store.js'
@@ -55,13 +55,29 @@ export interface RunContext {
   client: ClientConfig
 }
 
+const EXIT_BUG = 70
+const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
+
 export abstract class BaseCommand extends Command {
   static baseFlags = {
     json: Flags.boolean({description: 'print one JSON document, on success and on error alike', helpGroup: 'GLOBAL'}),
     debug: Flags.boolean({description: 'print the string to sign and the HTTP exchange on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
   }
 
-  protected io: Io = processIo()
+  private printer: Io = printableIo(processSink())
+  /**
+   * Every line a command prints goes through here and is made printable on its way (escape
+   * sequences from an answer, a callback or a request never reach the terminal), so that no
+   * command can forget it. A test sets its own sink.
+   */
+  get io(): Io {
+    return this.printer
+  }
+
+  set io(sink: Sink) {
+    this.printer = printableIo(sink)
+  }
+
   /** The profile of this run once resolved, for hints on errors. */
   private resolved?: ResolvedProfile
   private readonly warned = new Set<string>()
@@ -88,6 +104,14 @@ export abstract class BaseCommand extends Command {
     this.io.err(message)
   }
 
+  /** A warning: on stderr, and in the --json document's `warnings`, so a script sees it too. Each once. */
+  protected warning(message: string): string {
+    if (this.warned.has(message)) return message
+    this.warned.add(message)
+    this.notice(`warning: ${message}`)
+    return message
+  }
+
   protected profileStore(): ProfileStore {
     return new ProfileStore(this.config.configDir)
   }
@@ -110,36 +134,51 @@ export abstract class BaseCommand extends Command {
       startSandbox,
     })
     // a command may resolve twice (settings first, the sandbox later): each warning once
-    for (const warning of profile.warnings) {
-      if (this.warned.has(warning)) continue
-      this.warned.add(warning)
-      this.notice(`warning: ${warning}`)
-    }
+    for (const warning of profile.warnings) this.warning(warning)
     this.resolved = profile
     return profile
   }
 
-  protected async context(flags: Partial<Flag<typeof apiFlags>>): Promise<RunContext> {
-    const profile = await this.resolveProfile(flags)
+  /**
+   * The profile in force and a client for it. A local sandbox that is not running is started on
+   * the first call, once that call's fields are checked, so that bad input starts nothing;
+   * `{started: true}` starts it now, for a caller that reads the client's address or keys itself.
+   */
+  protected async context(flags: Partial<Flag<typeof apiFlags>>, {started = false} = {}): Promise<RunContext> {
+    const {readRuntime} = await import('../local-sandbox/control.js')
+    const later = !started && readRuntime(this.config.dataDir) === undefined
+    const profile = await this.resolveProfile(flags, {startSandbox: !later})
     if (profile.environment === 'production') {
       this.notice(`PRODUCTION · profile ${profile.name} · ${profile.settings.baseUrl ?? ''} · real money`)
     }
-    if (flags.verify === false) this.notice('warning: --no-verify: answers are NOT verified; do not trust them')
-    if (!profile.settings.baseUrl) {
+    if (flags.verify === false) this.warning('--no-verify: answers are NOT verified; do not trust them')
+    const waiting = later && profile.environment === 'local' && !profile.settings.baseUrl
+    if (!profile.settings.baseUrl && !waiting) {
       throw new UsageError(`profile ${profile.name} has no baseUrl; set it with: unipay profile set baseUrl URL --profile ${profile.name}`)
     }
+    const settings = (resolved: ResolvedProfile) => ({
+      baseUrl: resolved.settings.baseUrl ?? '',
+      mchNo: resolved.settings.mchNo,
+      appId: resolved.settings.appId,
+      channelMchNo: resolved.settings.channelMchNo,
+      privateKey: resolved.privateKey,
+      platformKey: resolved.platformKey,
+    })
     const client: ClientConfig = {
-      baseUrl: profile.settings.baseUrl,
-      mchNo: profile.settings.mchNo,
-      appId: profile.settings.appId,
-      channelMchNo: profile.settings.channelMchNo,
-      privateKey: profile.privateKey,
-      platformKey: profile.platformKey,
+      ...settings(profile),
       verify: flags.verify !== false,
       timeoutMs: (flags.timeout ?? 15) * 1000,
       debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
     }
-    return {profile, client}
+    const context = {profile, client}
+    if (waiting) {
+      client.connect = async () => {
+        delete client.connect
+        context.profile = await this.resolveProfile(flags)
+        Object.assign(client, settings(context.profile))
+      }
+    }
+    return context
   }
 
   /** Settings for the management API of the profile in force. */
@@ -162,20 +201,32 @@ export abstract class BaseCommand extends Command {
     if (profile.environment !== 'production' || yes) return
     if (!this.io.stdinTty) throw new UsageError(`${what} moves real money on production profile ${profile.name}: pass --yes to confirm`)
     const {confirm} = await import('@inquirer/prompts')
-    let confirmed: boolean
-    try {
-      confirmed = await confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal})
-    } catch (error) {
-      // a signal handled by the command (SIGTERM from a supervisor) ends the question too
-      if (signal?.aborted) throw new InterruptedError(signal.reason, 'not confirmed; nothing was sent')
-      throw error
-    }
+    // a signal handled by the command (SIGTERM from a supervisor) ends the question too
+    const confirmed = await this.prompt(() => confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal}), 'not confirmed; nothing was sent', signal)
     if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
   }
 
-  /** Prints a result: the JSON document with --json, else what `human` writes. Returns the data printed. */
+  /**
+   * Asks on the terminal. Ctrl-C (or a handled signal) ends the run as an interruption, exit
+   * 130 (143 for SIGTERM) with one line saying what was not done, not as an error of exit 1.
+   */
+  protected async prompt<T>(ask: () => Promise<T>, notDone: string, signal?: AbortSignal): Promise<T> {
+    try {
+      return await ask()
+    } catch (error) {
+      if (signal?.aborted) throw new InterruptedError(signal.reason, notDone)
+      if ((error as Error).name === 'ExitPromptError') throw new InterruptedError('SIGINT', notDone)
+      throw error
+    }
+  }
+
+  /**
+   * Prints a result: the JSON document with --json, else what `human` writes. Returns the data
+   * printed. The document carries the run's `warnings` (empty when none) and, for a signed
+   * answer, `verified` (false with --no-verify): a script can tell a trusted answer from another.
+   */
   protected async emit<T>(data: T, human: () => void | Promise<void>, extra: Record<string, unknown> = {}): Promise<T> {
-    if (this.json) this.io.out(stringifyJson({ok: true, data, ...extra}, 2))
+    if (this.json) this.io.out(stringifyJson({ok: true, data, ...extra, warnings: [...this.warned]}, 2))
     else await human()
     return data
   }
@@ -204,7 +255,7 @@ export abstract class BaseCommand extends Command {
     }
     const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key')
-    await this.emit(body.data, () => human(body.data ?? null), {response: body})
+    await this.emit(body.data, () => human(body.data ?? null), {verified: verified === true, response: body})
     return data
   }
 
@@ -212,7 +263,9 @@ export abstract class BaseCommand extends Command {
     const known = error instanceof UnipayError
     const oclifExit = error.oclif?.exit
     const parseError = !known && oclifExit === 2
-    const exitCode = known ? error.exitCode : parseError ? 2 : (oclifExit ?? 1)
+    // anything neither ours nor oclif's (a TypeError) is a bug in the CLI: sysexits' EX_SOFTWARE
+    const bug = !known && oclifExit === undefined
+    const exitCode = known ? error.exitCode : parseError ? 2 : (oclifExit ?? EXIT_BUG)
     // oclif warns "did not parse its arguments" when parsing itself failed: not our case to report
     this.parsed = true
     if (exitCode === 0) return
@@ -222,10 +275,12 @@ export abstract class BaseCommand extends Command {
       error.hint = settingsHint(error, this.resolved)
     }
     if (parseError) {
-      const {parseErrorMessage} = await import('./hints.js')
-      error.message = parseErrorMessage(error.message)
+      const [{parseErrorMessage}, {suggestFlags}] = await Promise.all([import('./hints.js'), import('./suggest.js')])
+      const command = this.constructor as typeof BaseCommand
+      const flags = Object.entries({...command.baseFlags, ...command.flags}).filter(([, flag]) => !flag.hidden).map(([name]) => name)
+      error.message = suggestFlags(parseErrorMessage(error.message), flags)
     }
-    const hint = known ? error.hint : undefined
+    const hint = known ? error.hint : bug ? BUG_HINT : undefined
     if (this.json) {
       const body: Record<string, unknown> = {
         ok: false,
@@ -238,6 +293,7 @@ export abstract class BaseCommand extends Command {
           ...(known && error.details ? {details: error.details} : {}),
           ...('code' in error && typeof error.code === 'number' ? {code: error.code} : {}),
         },
+        warnings: [...this.warned],
       }
       if ('response' in error && error.response) body.response = error.response
       this.io.out(stringifyJson(body, 2))
@@ -245,7 +301,7 @@ export abstract class BaseCommand extends Command {
       const lines = [`Error: ${error.message}`]
       for (const problem of flagged) lines.push(`  ${problem.flag}: ${problem.message}`)
       if (hint) lines.push(hint)
-      if (!known && !parseError && this.debugging && error.stack) lines.push(error.stack)
+      if (bug && this.debugging && error.stack) lines.push(error.stack)
       this.io.err(lines.join('\n'))
     }
     this.setExitCode(exitCode)

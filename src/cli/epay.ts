@@ -92,7 +92,7 @@ export type EpaySubmitResult = {location: string; outTradeNo: string; httpStatus
 export abstract class EpayCommand extends BaseCommand {
   /** The module's settings in force: pid (else mchNo), MD5 key (file > profile), keys, the switches. */
   protected async epayContext(flags: Partial<Flag<typeof apiFlags>> & {'md5-key-file'?: string}): Promise<{profile: ResolvedProfile; config: EpayConfig; swapped: boolean}> {
-    const {profile, client} = await this.context(flags)
+    const {profile, client} = await this.context(flags, {started: true})
     const file = flags['md5-key-file']
     const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile.settings.md5Key
     if (file && !md5Key) throw new UsageError(`--md5-key-file: ${file} is empty`)

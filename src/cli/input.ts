@@ -1,25 +1,63 @@
 // Reading user input at the edge: --data bodies (@file, - for stdin, or inline JSON) and
 // amounts (cents, or yuan converted exactly).
-import {readFileSync} from 'node:fs'
+import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
+/** The most read from a file or standard input: the answer cap (client/http.ts), as input is bounded like answers. */
+const MAX_INPUT_BYTES = 10 * 1024 * 1024
+
+class TooLarge extends Error {}
+
+/** One read; a non-blocking pipe with nothing in it yet (EAGAIN) is waited on, 5 ms at a time. */
+function readSome(fd: number, buffer: Buffer): number {
+  for (;;) {
+    try {
+      return readSync(fd, buffer)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
+    }
+  }
+}
+
+/** Reads to the end, or refuses past the cap (`@/dev/zero` or an endless pipe ends at once, not at 7 GB). */
+function readBounded(fd: number): string {
+  const chunks: Buffer[] = []
+  let size = 0
+  const buffer = Buffer.alloc(1024 * 1024)
+  for (let n = readSome(fd, buffer); n > 0; n = readSome(fd, buffer)) {
+    size += n
+    if (size > MAX_INPUT_BYTES) throw new TooLarge()
+    chunks.push(Buffer.from(buffer.subarray(0, n)))
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
+}
+
+const tooLarge = (flag: string, what: string) => new UsageError(`${flag}: ${what} is over ${MAX_INPUT_BYTES / 1024 / 1024} MB, the most unipay reads`)
+
 export function readText(value: string, flag: string): string {
   if (value === '-') {
     try {
-      return readFileSync(0, 'utf8')
+      return readBounded(0)
     } catch (error) {
+      if (error instanceof TooLarge) throw tooLarge(flag, 'standard input')
       throw new UsageError(`${flag}: cannot read standard input: ${(error as Error).message}`)
     }
   }
   if (value.startsWith('@')) {
     const file = value.slice(1)
+    let fd: number | undefined
     try {
-      return readFileSync(file, 'utf8')
+      fd = openSync(file, 'r')
+      return readBounded(fd)
     } catch (error) {
+      if (error instanceof TooLarge) throw tooLarge(flag, file)
       throw new UsageError(`${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    } finally {
+      if (fd !== undefined) closeSync(fd)
     }
   }
   return value

@@ -1,4 +1,4 @@
-// The command a mistyped one most likely meant, by edit distance over its words.
+// What a mistyped command or flag most likely meant, by edit distance over its words.
 
 function distance(a: string, b: string): number {
   let previous = Array.from({length: b.length + 1}, (_, j) => j)
@@ -12,17 +12,27 @@ function distance(a: string, b: string): number {
   return previous[b.length]
 }
 
-/** The closest command ("pay create" for "pay creat"), or undefined when none is close. */
-export function closestCommand(typed: string, commands: string[]): string | undefined {
+/** The closest candidate ("pay create" for "pay creat"), or undefined when none is close. */
+export function closest(typed: string, candidates: string[]): string | undefined {
   let best: string | undefined
   let bestDistance = Number.POSITIVE_INFINITY
-  for (const command of commands) {
-    const d = distance(typed, command)
+  for (const candidate of candidates) {
+    const d = distance(typed, candidate)
     if (d < bestDistance) {
-      best = command
+      best = candidate
       bestDistance = d
     }
   }
   // Close means a slip of the fingers: a third of the length, at least two edits.
   return bestDistance <= Math.max(2, Math.floor(typed.length / 3)) ? best : undefined
+}
+
+/** oclif's "Nonexistent flag: --titel" with the closest flag of the command: "(did you mean --title?)". */
+export function suggestFlags(message: string, flags: string[]): string {
+  return message.replace(/^(Nonexistent flags?: )(.+)$/m, (_, head: string, list: string) =>
+    head + list.split(', ').map((typed) => {
+      const name = typed.replace(/^-+/, '').replace(/=.*$/, '')
+      const found = closest(name, flags)
+      return found ? `${typed} (did you mean --${found}?)` : typed
+    }).join(', '))
 }

@@ -1,6 +1,6 @@
 // Flags of every command that prints a list: choose the columns, or show them all.
 import {Flags} from '@oclif/core'
-import type {TableOptions} from '../output/table.js'
+import {displayWidth, terminalWidth, type TableOptions} from '../output/table.js'
 
 export const tableFlags = {
   columns: Flags.string({description: 'columns to show, comma-separated, in this order (e.g. refundNo,amount,status)', helpGroup: 'TABLE'}),
@@ -13,6 +13,17 @@ export function tableOptions(flags: {columns?: string; wide?: boolean}, notice: 
     columns: flags.columns?.split(',').map((name) => name.trim()).filter(Boolean),
     wide: flags.wide,
     importance,
-    onHidden: (hidden) => notice(`left out to fit: ${hidden.join(', ')} (--wide, or --columns)`),
+    onHidden: (hidden) => notice(hiddenNotice(hidden, terminalWidth())),
   }
+}
+
+/** "left out to fit: a, b and 12 more (--wide, or --columns)", on one line of the terminal. */
+export function hiddenNotice(hidden: string[], width: number): string {
+  const tail = ' (--wide, or --columns)'
+  for (let named = hidden.length; named > 0; named--) {
+    const rest = hidden.length - named
+    const text = `left out to fit: ${hidden.slice(0, named).join(', ')}${rest ? ` and ${rest} more` : ''}${tail}`
+    if (displayWidth(text) <= width) return text
+  }
+  return `left out to fit: ${hidden.length} columns${tail}`
 }

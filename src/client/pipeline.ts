@@ -26,6 +26,21 @@ export interface ClientConfig {
   /** Receives --debug lines (already free of secrets). */
   debug?: (line: string) => void
   now?: () => Date
+  /**
+   * Set while the platform waits to be started (the local sandbox, on the first call): it fills
+   * in the address, merchant and keys. The fields are checked before, so bad input starts nothing.
+   */
+  connect?: () => Promise<void>
+}
+
+// Stands for the merchant number while the local sandbox that knows it is not started yet.
+const MCH_NO_NOT_YET_KNOWN = 'M0'
+
+/** Checks the fields, then starts the platform when it waits for its first call. */
+export async function connectChecked(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>): Promise<void> {
+  if (!config.connect) return
+  requestBody({...config, mchNo: config.mchNo ?? MCH_NO_NOT_YET_KNOWN}, endpoint, fields)
+  await config.connect()
 }
 
 export interface SignedRequest {
@@ -126,6 +141,7 @@ export async function call<T = unknown>(
   fields: Record<string, unknown>,
   options: {dryRun?: boolean} = {},
 ): Promise<CallResult<T>> {
+  await connectChecked(config, endpoint, fields)
   let request = await buildRequest(config, endpoint, fields)
   config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}

@@ -6,7 +6,7 @@ import type {UnsignedEndpoint} from '../protocol/endpoints.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
 import {JsonSyntaxError, parseJsonObject, stringifyJson, type JsonObject} from '../protocol/json.js'
 import {endpointUrl, postJson} from './http.js'
-import {requestBody, type ClientConfig} from './pipeline.js'
+import {connectChecked, requestBody, type ClientConfig} from './pipeline.js'
 
 export interface UnsignedResult {
   request: {url: string; body: Record<string, unknown>}
@@ -27,6 +27,7 @@ export async function unsignedCall(
   fields: Record<string, unknown>,
   options: {dryRun?: boolean} = {},
 ): Promise<UnsignedResult> {
+  await connectChecked(config, endpoint, fields)
   const request = buildUnsignedRequest(config, endpoint, fields)
   if (options.dryRun) return {request}
   const payload = stringifyJson(request.body)

@@ -1,8 +1,10 @@
 // `listen` output: one row per arrival on a terminal (fixed columns, so rows printed one at a
 // time line up), one JSON line per arrival when piped.
+import {printable} from '../protocol/printable.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {Arrival} from '../services/listen.js'
-import {money} from './format.js'
+import {money, shown} from './format.js'
+import {displayWidth, terminalWidth} from './table.js'
 
 const COLUMNS: [header: string, width: number][] = [
   ['GMT+8', 8],
@@ -13,38 +15,72 @@ const COLUMNS: [header: string, width: number][] = [
   ['VERIFIED', 8],
   ['ANSWER', 11],
 ]
+// Where the NUMBERS column starts: the fixed columns and a space after each.
+const NUMBERS_AT = COLUMNS.reduce((sum, [, width]) => sum + width + 1, 0)
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()
+// Every value here but the time came from the sender: one line each, so none can fake a row.
+const oneLine = (text: string) => printable(text.replace(/\s+/g, ' ').trim())
 const cells = (values: string[]) => values.map((value, i) => value.padEnd(COLUMNS[i][1])).join(' ')
 
 export function arrivalHeader(): string {
   return `${cells(COLUMNS.map(([header]) => header))} NUMBERS`
 }
 
-export function arrivalRow(arrival: Arrival, printBody: boolean): string {
-  const {answer, forward} = arrival
-  const answerText = answer.body.length <= 7 ? `${answer.status} ${oneLine(answer.body)}` : String(answer.status)
-  const numbers = Object.entries(arrival.numbers).map(([key, value]) => `${key}=${value}`)
-  const why = arrival.reason ?? (forward?.error ? `forward to ${forward.url} failed: ${forward.error}` : undefined)
-  const row = [
-    cells([
-      formatGmt8(new Date(arrival.time)).slice(11),
-      arrival.protocol,
-      arrival.event ?? '-',
-      arrival.status ?? '-',
-      arrival.amount === undefined ? '-' : money(arrival.amount),
-      arrival.verified ? 'yes' : 'NO',
-      answerText,
-    ]),
-    numbers.join(' ') || '-',
-    ...(why ? [`  ${why}`] : []),
-  ].join(' ')
-  return printBody ? `${row}\n  ${arrival.rawBody}` : row
+/** Business numbers (`key=value`), as many a line as fit `room` columns. */
+function numberLines(numbers: string[], room: number): string[] {
+  const lines: string[] = []
+  for (const number of numbers) {
+    const last = lines.at(-1)
+    if (last !== undefined && displayWidth(last) + 1 + displayWidth(number) <= room) lines[lines.length - 1] = `${last} ${number}`
+    else lines.push(number)
+  }
+  return lines
 }
 
-/** The record as one JSON line; the raw body only when asked for. */
+/**
+ * The NUMBERS column: beside the fixed columns, continued under it; on a terminal too narrow
+ * for a number there, on lines of their own below the row. The terminal never wraps a row.
+ */
+function numbersColumn(numbers: string[], width: number): {first: string; more: string[]} {
+  if (numbers.length === 0) return {first: '-', more: []}
+  const room = width - NUMBERS_AT
+  if (numbers.every((number) => displayWidth(number) <= room)) {
+    const [first, ...more] = numberLines(numbers, room)
+    return {first, more: more.map((line) => `${' '.repeat(NUMBERS_AT)}${line}`)}
+  }
+  return {first: '', more: numberLines(numbers, width - 2).map((line) => `  ${line}`)}
+}
+
+export function arrivalRow(arrival: Arrival, printBody: boolean, width = terminalWidth()): string {
+  const {answer, forward} = arrival
+  const answerText = answer.body.length <= 7 ? `${answer.status} ${oneLine(answer.body)}` : String(answer.status)
+  const numbers = Object.entries(arrival.numbers).map(([key, value]) => `${key}=${oneLine(value)}`)
+  const why = arrival.reason ?? (forward?.error ? `forward to ${forward.url} failed: ${forward.error}` : undefined)
+  const {first, more} = numbersColumn(numbers, width)
+  const lines = [
+    `${cells([
+      formatGmt8(new Date(arrival.time)).slice(11),
+      arrival.protocol,
+      oneLine(arrival.event ?? '-'),
+      oneLine(arrival.status ?? '-'),
+      arrival.amount === undefined ? '-' : oneLine(shown(money(arrival.amount), true)),
+      arrival.verified ? 'yes' : 'NO',
+      answerText,
+    ])} ${first}`.trimEnd(),
+    ...more,
+    ...(why ? [`  ${oneLine(why)}`] : []),
+    ...(printBody ? [`  ${oneLine(arrival.rawBody)}`] : []),
+  ]
+  return lines.join('\n')
+}
+
+/**
+ * The record as one JSON line; the raw body only when asked for. Callback values are strings
+ * by the protocol, and `amount` stays the string received: `amountCents` beside it is the
+ * number, for scripts.
+ */
 export function arrivalJson(arrival: Arrival, printBody: boolean): string {
   const {rawBody, ...rest} = arrival
-  return JSON.stringify(printBody ? arrival : rest)
+  const cents = arrival.amount !== undefined && /^\d{1,15}$/.test(arrival.amount) ? {amountCents: Number(arrival.amount)} : {}
+  return JSON.stringify({...(printBody ? arrival : rest), ...cents})
 }

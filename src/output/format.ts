@@ -1,18 +1,34 @@
-// Display forms: money in yuan beside cents, statuses with words. Unknown values are shown as
-// they came (the platform may add enum values).
+// Display forms. A value with words for people (money in yuan beside cents, a status in words)
+// is a Glossed cell: `value (gloss)` on a terminal, the value alone when piped, so that a script
+// reads the word and the cents the platform sent. Unknown values are shown as they came (the
+// platform may add enum values).
 import {centsToYuan} from '../protocol/money.js'
 import {STATUS_WORDS} from '../protocol/enums.js'
 import {formatGmt8} from '../protocol/time.js'
 
-export function money(value: unknown): string {
-  const text = display(value)
-  return /^-?\d+$/.test(text) ? `${text} (¥${centsToYuan(BigInt(text))})` : text
+export interface Glossed {
+  value: string
+  gloss: string
 }
 
-export function status(value: unknown): string {
+/** A table or record cell: plain text, or a value with its gloss. */
+export type Cell = string | Glossed
+
+/** The cell as printed: the gloss only on a terminal. */
+export function shown(cell: Cell, tty: boolean): string {
+  if (typeof cell === 'string') return cell
+  return tty ? `${cell.value} (${cell.gloss})` : cell.value
+}
+
+export function money(value: unknown): Cell {
+  const text = display(value)
+  return /^-?\d+$/.test(text) ? {value: text, gloss: `¥${centsToYuan(BigInt(text))}`} : text
+}
+
+export function status(value: unknown): Cell {
   const text = display(value)
   const words = STATUS_WORDS[text]
-  return words && words !== text ? `${text} (${words})` : text
+  return words && words !== text ? {value: text, gloss: words} : text
 }
 
 /** An ISO 8601 time (the management API's) as the GMT+8 `yyyy-MM-dd HH:mm:ss` of every other screen. */

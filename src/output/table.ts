@@ -1,32 +1,72 @@
 // Tables: fitted to the terminal's width, tab-separated rows when piped (for cut, awk,
-// spreadsheets). Widths are display columns, so Chinese titles (two columns a character) align.
+// spreadsheets). Widths are display columns, so Chinese titles (two columns a character) and
+// emoji align. Cells are made printable before they are measured, so that an escaped control
+// character takes the columns it is shown in.
 import {UsageError} from '../errors.js'
+import {printable} from '../protocol/printable.js'
+import {shown, type Cell} from './format.js'
 
-// Control characters (escape sequences from an unverified callback, say) never reach the
-// terminal; line breaks survive only inside terminal records, where values wrap.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g
-const safe = (text: string) => text.replace(CONTROL, (c) => (c === '\t' ? ' ' : ''))
-const clean = (text: string) => safe(text.replace(/[\t\n\r]/g, ' '))
+// A cell is one line: tabs and line breaks become spaces (a TSV row stays one row).
+const clean = (text: string) => printable(text.replace(/[\t\r\n]+/g, ' '))
 
+// Marks, format characters and variation selectors draw nothing of their own.
 const ZERO_WIDTH = /[\p{Mn}\p{Me}\p{Cf}\u{FE00}-\u{FE0F}]/u
-// East Asian Wide and Fullwidth blocks, and the emoji blocks terminals draw two columns wide.
+// Emoji drawn as emoji by default are two columns wide (their East Asian Width is W); the
+// property comes with the JavaScript engine's Unicode data, so new emoji need no table change.
+// (get-east-asian-width covers every W and F range, but adds 2 ms to a start where this table
+// adds nothing measurable; string-width 50 ms with its first call. Issue 29, point 6.)
+const EMOJI = /\p{Emoji_Presentation}/u
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+// East Asian Wide and Fullwidth blocks.
 const WIDE: [number, number][] = [
-  [0x1100, 0x115f], [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff],
-  [0xa000, 0xa4cf], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe30, 0xfe4f], [0xff00, 0xff60],
-  [0xffe0, 0xffe6], [0x1f300, 0x1f64f], [0x1f900, 0x1f9ff], [0x20000, 0x3fffd],
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf], [0xa960, 0xa97f], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f], [0xff00, 0xff60],
+  [0xffe0, 0xffe6], [0x16fe0, 0x16fe4], [0x17000, 0x18cff], [0x1b000, 0x1b2ff], [0x20000, 0x3fffd],
 ]
+const ZWJ = 0x200d
+const VS16 = 0xfe0f
+const isSkinTone = (code: number) => code >= 0x1f3fb && code <= 0x1f3ff
+const isRegionalIndicator = (code: number) => code >= 0x1f1e6 && code <= 0x1f1ff
 
-function charWidth(char: string): number {
+function charWidth(char: string, code: number): number {
   if (ZERO_WIDTH.test(char)) return 0
-  const code = char.codePointAt(0)!
+  if (EMOJI.test(char)) return 2
   return WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1
+}
+
+/**
+ * What a terminal draws as one glyph, with its width: a character with the marks, variation
+ * selectors and skin tones after it, whatever a zero-width joiner joins to it (an emoji family
+ * is one glyph of two columns), and a pair of regional indicators (a flag). Never cut inside one.
+ */
+function* glyphs(text: string): Generator<[glyph: string, width: number]> {
+  let glyph = ''
+  let width = 0
+  let joining = false
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    const flag = isRegionalIndicator(code) && glyph.length === 2 && isRegionalIndicator(glyph.codePointAt(0)!)
+    if (glyph && (joining || flag || code === ZWJ || isSkinTone(code) || ZERO_WIDTH.test(char))) {
+      glyph += char
+      // an emoji presentation selector turns a one-column symbol (❤) into a two-column emoji
+      if (code === VS16 && width === 1 && PICTOGRAPHIC.test(glyph)) width = 2
+      joining = code === ZWJ
+      continue
+    }
+    if (glyph) yield [glyph, width]
+    glyph = char
+    joining = false
+    width = charWidth(char, code)
+  }
+  if (glyph) yield [glyph, width]
 }
 
 /** Columns a string takes on a terminal. */
 export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length
   let width = 0
-  for (const char of text) width += charWidth(char)
+  for (const [, w] of glyphs(text)) width += w
   return width
 }
 
@@ -35,10 +75,9 @@ export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text
   let out = ''
   let used = 0
-  for (const char of text) {
-    const w = charWidth(char)
+  for (const [glyph, w] of glyphs(text)) {
     if (used + w > width - 1) break
-    out += char
+    out += glyph
     used += w
   }
   return `${out}…`
@@ -51,15 +90,33 @@ function wrap(line: string, width: number): string[] {
   const lines: string[] = []
   let current = ''
   let used = 0
-  for (const char of line) {
-    const w = charWidth(char)
+  for (const [glyph, w] of glyphs(line)) {
     if (used + w > width && current) {
       lines.push(current)
       current = ''
       used = 0
     }
-    current += char
+    current += glyph
     used += w
+  }
+  lines.push(current)
+  return lines
+}
+
+/** Wraps prose at spaces where it can (a reason, a message), hard-wrapping a word longer than a line. */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = []
+  let current = ''
+  for (const word of text.split(' ')) {
+    const joined = current ? `${current} ${word}` : word
+    if (displayWidth(joined) <= width) {
+      current = joined
+      continue
+    }
+    if (current) lines.push(current)
+    const pieces = wrap(word, width)
+    current = pieces.pop()!
+    lines.push(...pieces)
   }
   lines.push(current)
   return lines
@@ -70,16 +127,20 @@ export function terminalWidth(): number {
   return process.stdout.columns || Number(process.env.COLUMNS) || 80
 }
 
-/** One record as label/value lines: labels padded to the longest, long values wrapped under the value column. */
-export function renderRecord(rows: [label: string, value: string][], tty: boolean, width = terminalWidth()): string {
-  const present = rows.filter(([, value]) => value !== '')
-  if (!tty) return present.map(([label, value]) => `${label}\t${clean(value)}`).join('\n')
-  const labelWidth = Math.max(0, ...present.map(([label]) => displayWidth(safe(label))))
+/**
+ * One record as label/value lines: labels padded to the longest, long values wrapped under the
+ * value column. Piped, `label<TAB>value` lines of raw values (no glosses), one line each.
+ */
+export function renderRecord(rows: [label: string, value: Cell][], tty: boolean, width = terminalWidth()): string {
+  const present = rows.map(([label, value]): [string, string] => [label, shown(value, tty)]).filter(([, value]) => value !== '')
+  if (!tty) return present.map(([label, value]) => `${clean(label)}\t${clean(value)}`).join('\n')
+  let labelWidth = 0
+  for (const [label] of present) labelWidth = Math.max(labelWidth, displayWidth(clean(label)))
   const valueWidth = Math.max(20, width - labelWidth - 2)
   const lines: string[] = []
   for (const [label, value] of present) {
-    const wrapped = safe(value.replace(/\r\n?/g, '\n')).split('\n').flatMap((line) => wrap(line, valueWidth))
-    wrapped.forEach((line, i) => lines.push(`${pad(i === 0 ? safe(label) : '', labelWidth)}  ${line}`.trimEnd()))
+    const wrapped = printable(value.replace(/\r\n?/g, '\n').replace(/\t/g, ' ')).split('\n').flatMap((line) => wrap(line, valueWidth))
+    wrapped.forEach((line, i) => lines.push(`${pad(i === 0 ? clean(label) : '', labelWidth)}  ${line}`.trimEnd()))
   }
   return lines.join('\n')
 }
@@ -93,6 +154,11 @@ export interface TableOptions {
   wide?: boolean
   /** Columns most important first; those that do not fit are left out (default: header order). */
   importance?: string[]
+  /**
+   * Columns whose values wrap onto more lines instead of being cut (a reason, a message): such
+   * a column takes the room the more important ones leave, before any less important column.
+   */
+  wrap?: string[]
   /** Told which columns were left out to fit the width. */
   onHidden?: (hidden: string[]) => void
 }
@@ -102,26 +168,33 @@ const GAP = 2
 // cut amount misleads and a cut number cannot be copied.
 const WHOLE = 24
 
-/** Many records as columns. */
-export function renderRows(headers: string[], rows: string[][], tty: boolean, options: TableOptions = {}): string {
-  let shown = headers.map((_, i) => i)
-  if (options.columns) shown = pickColumns(headers, options.columns)
-  if (!tty) return [headers, ...rows].map((row) => shown.map((i) => clean(row[i] ?? '')).join('\t')).join('\n')
-  const cells = rows.map((row) => headers.map((_, i) => clean(row[i] ?? '')))
-  const natural = headers.map((header, i) => Math.max(displayWidth(header), ...cells.map((row) => displayWidth(row[i]))))
+/** Many records as columns; piped, a header line and one tab-separated line of raw values per record. */
+export function renderRows(headers: string[], rows: Cell[][], tty: boolean, options: TableOptions = {}): string {
+  let shownColumns = headers.map((_, i) => i)
+  if (options.columns) shownColumns = pickColumns(headers, options.columns)
+  const cells = rows.map((row) => headers.map((_, i) => clean(shown(row[i] ?? '', tty))))
+  if (!tty) return [headers, ...cells].map((row) => shownColumns.map((i) => row[i]).join('\t')).join('\n')
+  // one pass per column, not Math.max(...cells): a spread of 150,000 rows overflows the stack
+  const natural = headers.map((header) => displayWidth(header))
+  for (const row of cells) row.forEach((cell, i) => (natural[i] = Math.max(natural[i], displayWidth(cell))))
+  const wraps = new Set((options.wrap ?? []).map((name) => headers.indexOf(name)).filter((i) => i !== -1))
   let widths = [...natural]
   if (!options.wide) {
     const width = options.width ?? terminalWidth()
-    const candidates = shown
-    const fitted = fit(headers, natural, candidates, width, options.columns ? undefined : options.importance)
-    shown = fitted.shown
+    const candidates = shownColumns
+    const fitted = fit(headers, natural, candidates, width, options.columns ? undefined : options.importance, wraps)
+    shownColumns = fitted.shown
     widths = fitted.widths
     // chosen columns too (--columns) can be too many for the width: never left out silently
-    const hidden = candidates.filter((i) => !shown.includes(i)).map((i) => headers[i])
+    const hidden = candidates.filter((i) => !shownColumns.includes(i)).map((i) => headers[i])
     if (hidden.length) options.onHidden?.(hidden)
+  } else wraps.clear()
+  const lines = (row: string[]): string[] => {
+    const parts = shownColumns.map((i) => (wraps.has(i) ? wrapWords(row[i], widths[i]) : [truncate(row[i], widths[i])]))
+    const height = Math.max(...parts.map((part) => part.length))
+    return Array.from({length: height}, (_, at) => parts.map((part, k) => pad(part[at] ?? '', widths[shownColumns[k]])).join(' '.repeat(GAP)).trimEnd())
   }
-  const line = (row: string[]) => shown.map((i) => pad(truncate(row[i], widths[i]), widths[i])).join(' '.repeat(GAP)).trimEnd()
-  return [line(headers), line(headers.map((_, i) => '─'.repeat(widths[i]))), ...cells.map(line)].join('\n')
+  return [...lines(headers), ...lines(headers.map((_, i) => '─'.repeat(widths[i]))), ...cells.flatMap(lines)].join('\n')
 }
 
 function pickColumns(headers: string[], wanted: string[]): number[] {
@@ -132,9 +205,10 @@ function pickColumns(headers: string[], wanted: string[]): number[] {
 
 /**
  * Picks the columns that fit, most important first, each at least its minimum (short values
- * whole, long ones cut to 12 columns), then gives the room left to the important ones.
+ * whole, long ones cut to 12 columns), then gives the room left to the important ones. A
+ * wrapping column that cannot be shown whole ends the choice: the room left is its own.
  */
-function fit(headers: string[], natural: number[], candidates: number[], width: number, importance?: string[]): {shown: number[]; widths: number[]} {
+function fit(headers: string[], natural: number[], candidates: number[], width: number, importance: string[] | undefined, wraps: Set<number>): {shown: number[]; widths: number[]} {
   const rank = (i: number) => {
     const at = importance?.indexOf(headers[i]) ?? -1
     return at === -1 ? (importance?.length ?? 0) + i : at
@@ -144,10 +218,15 @@ function fit(headers: string[], natural: number[], candidates: number[], width: 
   const chosen: number[] = []
   let used = 0
   for (const i of byImportance) {
-    const need = minimum[i] + (chosen.length ? GAP : 0)
-    if (used + need > width) continue
+    const gap = chosen.length ? GAP : 0
+    if (used + minimum[i] + gap > width) continue
     chosen.push(i)
-    used += need
+    // a wrapping column is whole if it fits (less important columns must not squeeze it),
+    // else it takes all the room left
+    const whole = wraps.has(i) && used + gap + natural[i] <= width
+    if (whole) minimum[i] = natural[i]
+    used += minimum[i] + gap
+    if (wraps.has(i) && !whole) break
   }
   // The most important column is shown even on a terminal too narrow for its minimum.
   if (!chosen.length && byImportance.length) {

@@ -54,3 +54,16 @@ export function walletFromBarcode(authCode: string): 'walletA' | 'walletB' | 'wa
   if (prefix === 62) return 'walletC'
   return undefined
 }
+
+const normal = (text: string) => text.trim().toLowerCase().replace(/[\s_-]+/g, ' ')
+
+/** "fail (failed), close (closed)": the values as --help and error messages list them. */
+export function describeValues(values: readonly string[]): string {
+  return values.map((value) => (STATUS_WORDS[value] && STATUS_WORDS[value] !== value ? `${value} (${STATUS_WORDS[value]})` : value)).join(', ')
+}
+
+/** The value a user meant by the value itself or by its word on screen (`failed` is `fail`). */
+export function matchValue(given: string, values: readonly string[]): string | undefined {
+  const wanted = normal(given)
+  return values.find((value) => normal(value) === wanted) ?? values.find((value) => STATUS_WORDS[value] && normal(STATUS_WORDS[value]) === wanted)
+}

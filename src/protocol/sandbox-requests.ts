@@ -1,6 +1,8 @@
 // A request the sandbox received, as `GET /_sandbox/requests` serves it: shared by the sandbox
 // (which records and, in the foreground, prints them) and the CLI (`sandbox logs`).
+import {printableValue as v} from './printable.js'
 import type {ReceivedSignatureDiagnosis} from './received-diagnose.js'
+import {formatGmt8} from './time.js'
 
 export interface RequestLogEntry {
   seq: number
@@ -18,14 +20,19 @@ export interface RequestLogEntry {
   signature?: ReceivedSignatureDiagnosis
 }
 
-/** One line per request (plus the signature diagnosis), as the foreground mode and `sandbox logs` print it. */
+/**
+ * One line per request (plus the signature diagnosis), as the foreground mode and `sandbox logs`
+ * print it: the time in GMT+8 as every table shows it, and each value a sender chose (path,
+ * merchant, message, the string to sign) made printable on one line, so it can neither drive
+ * the terminal nor fake a line of the log.
+ */
 export function formatRequestLine(entry: RequestLogEntry): string {
-  const outcome = `${entry.code ?? `HTTP ${entry.status}`} ${entry.message ?? ''}`.trim()
-  const head = `${entry.time}  ${entry.method} ${entry.path}  ${entry.merchant ?? '-'}  ${entry.status === 0 ? 'cut' : entry.status}  ${outcome}  ${entry.durationMs} ms`
+  const outcome = v(`${entry.code ?? `HTTP ${entry.status}`} ${entry.message ?? ''}`.trim())
+  const head = `${formatGmt8(new Date(entry.time))}  ${v(entry.method)} ${v(entry.path)}  ${v(entry.merchant ?? '-')}  ${entry.status === 0 ? 'cut' : entry.status}  ${outcome}  ${entry.durationMs} ms`
   if (!entry.signature) return head
   return [
     head,
-    `    string to sign (fields ${entry.signature.fields.join(', ')}): ${entry.signature.stringToSign}`,
-    ...entry.signature.causes.map((cause, i) => `    ${i === 0 ? 'likeliest cause' : 'or'}: ${cause}`),
+    `    string to sign (fields ${v(entry.signature.fields.join(', '))}): ${v(entry.signature.stringToSign)}`,
+    ...entry.signature.causes.map((cause, i) => `    ${i === 0 ? 'likeliest cause' : 'or'}: ${v(cause)}`),
   ].join('\n')
 }

@@ -1,9 +1,11 @@
 // The management console's refund lookups: login, paged lists (one page, or every page up
 // to a limit), and a single record.
 import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
-import {managementCall, type ManagementConfig} from '../client/management.js'
-import {TransportError} from '../errors.js'
+import {managementCall, SessionError, type ManagementConfig} from '../client/management.js'
+import {PlatformError, TransportError, UsageError} from '../errors.js'
+import {describeValues, matchValue, REFUND_STATUS} from '../protocol/enums.js'
 import type {JsonObject, JsonValue} from '../protocol/json.js'
+import {parseGmt8} from '../protocol/time.js'
 
 export async function login(config: ManagementConfig, account: string, password: string): Promise<string> {
   const keyAnswer = await managementCall(config, {method: 'GET', path: '/token/public-key'})
@@ -29,6 +31,27 @@ export const REFUND_FILTERS = [
 ] as const
 export type RefundFilters = Partial<Record<(typeof REFUND_FILTERS)[number], string>>
 
+/**
+ * The filters as the management API takes them, from what the user typed: a time must be
+ * `yyyy-MM-dd HH:mm:ss` (GMT+8), a status its code or the word screens show (`failed`).
+ */
+export function refundFilters(given: RefundFilters): RefundFilters {
+  const filters: RefundFilters = {}
+  for (const name of REFUND_FILTERS) {
+    const value = given[name]
+    if (value === undefined) continue
+    if (name.startsWith('createTime') && !parseGmt8(value)) {
+      throw new UsageError('invalid input', [{field: name, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'}])
+    }
+    if (name !== 'status') filters[name] = value
+    else {
+      filters.status = matchValue(value, REFUND_STATUS)
+      if (!filters.status) throw new UsageError('invalid input', [{field: name, message: `"${value}" is not one of: ${describeValues(REFUND_STATUS)}`}])
+    }
+  }
+  return filters
+}
+
 export interface RefundPage {
   records: JsonObject[]
   total: number
@@ -44,7 +67,7 @@ export async function refundPage(config: ManagementConfig, filters: RefundFilter
     query: {...filters, current: String(current), size: String(size)},
   })
   const data = (answer.data ?? {}) as JsonObject
-  const number = (value: JsonValue | undefined) => Number(typeof value === 'object' && value !== null && 'value' in value ? value.value : value)
+  const number = (value: JsonValue | undefined) => Number(text(value))
   return {
     records: (Array.isArray(data.records) ? data.records : []) as JsonObject[],
     total: number(data.total),
@@ -75,3 +98,32 @@ export async function refundById(config: ManagementConfig, id: string): Promise<
   const answer = await managementCall(config, {method: 'GET', path: '/mch/order/refund/get-by-id', auth: true, query: {id}})
   return answer.data as JsonObject
 }
+
+/**
+ * A refund by its record id, or by its refundNo or bizRefundNo, the numbers support staff are
+ * given: the page's substring filters find candidates, and only an exact match counts. An id
+ * the platform does not know may still be a number made of digits.
+ */
+export async function findRefund(config: ManagementConfig, key: string): Promise<JsonObject> {
+  let byId: PlatformError | undefined
+  if (/^\d+$/.test(key)) {
+    try {
+      return await refundById(config, key)
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error instanceof SessionError || error.code === 403) throw error
+      byId = error
+    }
+  }
+  for (const field of ['refundNo', 'bizRefundNo'] as const) {
+    const page = await refundPage(config, {[field]: key}, 1, 100)
+    const exact = page.records.filter((record) => text(record[field]) === key)
+    if (exact.length === 1) return exact[0]
+    if (exact.length > 1) {
+      throw new UsageError(`${exact.length} refunds have ${field} ${key} (of different orders): give the id, one of ${exact.map((r) => text(r.id)).join(', ')}`)
+    }
+  }
+  if (byId) throw byId
+  throw new UsageError(`no refund has the refundNo or bizRefundNo ${key}; \`unipay refunds list --biz-refund-no PART\` finds it by a part of its number`)
+}
+
+const text = (value: JsonValue | undefined) => (typeof value === 'object' && value !== null && 'value' in value ? String(value.value) : String(value ?? ''))

@@ -98,7 +98,7 @@ describe('the cashier page', () => {
     expect(queried.stdout).toMatch(/^status\tpaid$/m)
     expect(queried.stdout).toMatch(/^channel\twalletA$/m)
     expect(queried.stdout).toMatch(/^method\twalletA_h5$/m)
-    expect(queried.stdout).toMatch(/^fundStatus\tsuccess \(succeeded\)$/m)
+    expect(queried.stdout).toMatch(/^fundStatus\tsuccess$/m)
 
     const arrived = await waitFor(() => receiver.received.find((r) => r.body.includes(order.orderNo)))
     expect(readEnvelope(arrived.body, platformKey).verified).toBe(true)

@@ -1,15 +1,18 @@
 // The bad-input campaign: hundreds of invalid invocations across every command. Each must
 // exit with the documented code (2 unless noted), name what is wrong, show no stack trace, and
 // never reach the network (commands run against a counting server that must stay at zero).
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {createPrivateKey, generateKeyPairSync} from 'node:crypto'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {generateRsaKeyPair} from '../../src/protocol/keys.js'
 import {cli, type Cli} from '../helpers/cli.js'
 
+const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 let c: Cli
 let server: Server
 let hits = 0
@@ -240,8 +243,7 @@ function cases(): Case[] {
   )
   // 8. management lookups and login
   all.push(
-    [['refunds', 'get', 'abc'], 'ID must be a number'],
-    [['refunds', 'get', '-1'], /ID must be a number|Nonexistent flag/],
+    [['refunds', 'get', 'RF1'], 'not logged in to the management API', 1],
     [['refunds', 'list', '--create-time-start', '2025-01-01'], '--create-time-start: must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'],
     [['refunds', 'list', '--create-time-end', 'yesterday'], '--create-time-end: must be a time'],
     [['refunds', 'list', '--page', '0'], 'Expected an integer greater than or equal to 1'],
@@ -291,8 +293,14 @@ function cases(): Case[] {
       [[...command, '--data', '{"allocation":"yes"}'], 'allocation'],
       [[...command, '--data', '[]'], '--data: not a JSON object'],
       [[...command, '--data', '@/no/such/data.json'], '--data: cannot read /no/such/data.json'],
+      // an endless file ends at the input cap, at once
+      [[...command, '--data', '@/dev/zero'], '--data: /dev/zero is over 10 MB, the most unipay reads'],
     )
   }
+  all.push(
+    [['api', '/unipay/ping', '--data', '@/dev/zero'], '--data: /dev/zero is over 10 MB'],
+    [['sign', '--data', '@/dev/zero', '--private-key', '@PRIVATE_KEY'], '--data: /dev/zero is over 10 MB'],
+  )
   all.push(
     [['pay', 'create', '--data', '{"amount":1}'], '--title: is required'],
     [['pay', 'create', '--data', '{"title":"","amount":1}'], '--title: is required'],
@@ -452,6 +460,55 @@ describe('the bad-input campaign', () => {
   it('so does every bad --data, key, API path and text field', async () => {
     await campaign(all.slice(laterSections))
   }, 600_000)
+
+  // With the built-in local profile and no sandbox running: every command refuses bad input
+  // before it starts the local sandbox (and a huge stdin is refused at the cap).
+  it('bad input never starts the local sandbox, whatever the command', async () => {
+    const own = cli()
+    try {
+      const transferArgs = ['--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088']
+      const list: Case[] = [
+        [['pay', 'create', '--title', 'T', '--amount', '0'], '--amount: must be at least 1'],
+        [['pay', 'create', '--title', 'T', '--amount', '1', '--notify-url', 'ftp://x'], '--notify-url: must be an http(s) URL'],
+        [['pay', 'close'], 'one of orderNo / bizOrderNo is required'],
+        [['pay', 'sync'], 'is required'],
+        [['query', 'pay'], '--order-no: one of orderNo / bizOrderNo is required'],
+        [['query', 'refund'], 'is required'],
+        [['query', 'transfer', '--channel', 'walletB'], '--transfer-no: give transferNo, or bizTransferNo with channel'],
+        [['query', 'alloc'], 'is required'],
+        [['query', 'gateway'], 'is required'],
+        [['refund', 'create', '--amount', '5'], '--trade-no: one of tradeNo / bizOrderNo is required'],
+        [['refund', 'sync'], 'is required'],
+        [['alloc', 'sync'], 'is required'],
+        [['transfer', ...transferArgs, '--amount', '0'], '--amount: must be at least 1'],
+        [['transfer', 'sync', '--channel', 'walletB'], '--transfer-no: give transferNo, or bizTransferNo with channel'],
+        [['gateway', 'prepay', '--type', 'cashier', '--amount', '1'], '--title: is required'],
+        [['api', '/unipay/pay', '--data', '{}'], 'is required'],
+        [['refunds', 'list', '--status', 'failure'], '--status: "failure" is not one of'],
+        [['sandbox', 'balance', '--set-yuan', '1.001'], 'is not an amount in yuan'],
+        [['listen', '--forward-to', 'ftp://x'], 'must be an http(s) URL'],
+      ]
+      const failures: string[] = []
+      for (const [args, message] of list) {
+        const result = await own.run(args)
+        if (result.code !== 2 || !result.stderr.includes(String(message)) || result.stderr.includes('starting the local sandbox')) {
+          failures.push(`unipay ${args.join(' ')}: exit ${result.code}: ${result.stderr.trim().split('\n').slice(0, 2).join(' | ')}`)
+        }
+      }
+      // a subprocess of our own: the CLI stops reading at the cap, so the rest of the input meets a closed pipe
+      const huge = spawn(process.execPath, [BIN, 'pay', 'create', '--title', 'T', '--amount', '1', '--data', '-'], {env: own.env, stdio: ['pipe', 'ignore', 'pipe']})
+      let stderr = ''
+      huge.stderr.on('data', (d) => (stderr += d))
+      huge.stdin.on('error', () => {})
+      huge.stdin.end(' '.repeat(11 * 1024 * 1024))
+      expect(await new Promise((resolve) => huge.on('close', resolve))).toBe(2)
+      expect(stderr).toContain('--data: standard input is over 10 MB, the most unipay reads')
+      expect(failures, failures.join('\n')).toEqual([])
+      expect(existsSync(join(own.dir, 'data', 'unipay', 'sandbox', 'runtime.json'))).toBe(false)
+    } finally {
+      await own.cleanup()
+    }
+  }, 120_000)
 
   // A subprocess: Node 20's recursive mkdir never returns under /proc, and in-process that hang
   // would stop the whole test worker instead of failing this test.

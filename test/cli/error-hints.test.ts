@@ -63,10 +63,11 @@ describe('errors that name the fix', () => {
     expect(unknown.body).toEqual({
       ok: false,
       error: {kind: 'usage', exitCode: 2, message: 'unknown command "pay creat": did you mean pay create?', hint: 'run: unipay pay create --help', suggestion: 'pay create'},
+      warnings: [],
     })
     const missing = await c.json(['mch', 'login'])
     expect(missing.code).toBe(2)
-    expect(missing.body).toEqual({ok: false, error: {kind: 'usage', exitCode: 2, message: 'Missing required flag account'}})
+    expect(missing.body).toEqual({ok: false, error: {kind: 'usage', exitCode: 2, message: 'Missing required flag account'}, warnings: []})
     const plain = await c.run(['mch', 'login'])
     expect(plain.stderr).toBe('Error: Missing required flag account\n')
   })

@@ -94,6 +94,7 @@ describe('bad input: exit 2, naming the flag, before any network call', () => {
     expect(result.body).toEqual({
       ok: false,
       error: {kind: 'usage', exitCode: 2, message: 'invalid input', problems: [{flag: '--amount', field: 'amount', message: 'must be at least 1'}]},
+      warnings: [],
     })
     expect(counter.hits).toBe(0)
   })

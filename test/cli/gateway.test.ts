@@ -26,7 +26,7 @@ describe('gateway prepay and query gateway', () => {
     expect(created.stderr).toContain('✓ answer signature verified with the platform public key')
     expect(created.stdout).toMatch(/^orderNo\tGW\d{20}$/m)
     expect(created.stdout).toMatch(/^bizOrderNo\tG\d{14}[0-9A-F]{8}$/m)
-    expect(created.stdout).toMatch(/^status\twait_pay \(waiting for the payer\)$/m)
+    expect(created.stdout).toMatch(/^status\twait_pay$/m)
     expect(created.stdout).toMatch(/^gatewayType\tcashier$/m)
     const h5Url = /^h5Url\t(\S+)$/m.exec(created.stdout)![1]
     const orderNo = /^orderNo\t(\S+)$/m.exec(created.stdout)![1]
@@ -34,9 +34,9 @@ describe('gateway prepay and query gateway', () => {
     expect(created.stdout).toMatch(new RegExp(`^miniUrl\\thttp://127\\.0\\.0\\.1:\\d+/cm/${orderNo}$`, 'm'))
 
     const before = await c.run(['query', 'gateway', '--order-no', orderNo])
-    expect(before.stdout).toMatch(/^status\twait_pay \(waiting for the payer\)$/m)
-    expect(before.stdout).toMatch(/^amount\t1250 \(¥12\.50\)$/m)
-    expect(before.stdout).toMatch(/^fundStatus\tinit \(not started\)$/m)
+    expect(before.stdout).toMatch(/^status\twait_pay$/m)
+    expect(before.stdout).toMatch(/^amount\t1250$/m)
+    expect(before.stdout).toMatch(/^fundStatus\tinit$/m)
 
     expect(await post(`${h5Url}/pick`, {method: 'walletA_h5'})).toBe(303)
     expect(await post(`${h5Url}/pay`)).toBe(303)
@@ -149,7 +149,7 @@ describe('auth url and auth exchange', () => {
     const code = /<code id="auth-code">(AC[0-9a-f]+)<\/code>/.exec(await (await fetch(authUrl)).text())![1]
     const success = await c.run(['auth', 'exchange', '--auth-code', code, '--query-code', queryCode, '--auth-token', authToken, '--debug'])
     expect(success.code).toBe(0)
-    expect(success.stdout).toMatch(/^status\tsuccess \(succeeded\)$/m)
+    expect(success.stdout).toMatch(/^status\tsuccess$/m)
     expect(success.stdout).toMatch(/^openId\to[\w-]+$/m)
     expect(success.stdout).toMatch(/^accessToken\t\(hidden; --json shows it\)$/m)
     expect(success.stderr).toContain('(unsigned)')

@@ -95,6 +95,6 @@ describe('mch logout', () => {
     expect(after.code).toBe(1)
     expect(after.stderr).toContain('not logged in to the management API')
     const again = await c.json(['mch', 'logout', '--profile', 'local'])
-    expect(again.body).toEqual({ok: true, data: {profile: 'local', loggedOut: false}})
+    expect(again.body).toEqual({ok: true, data: {profile: 'local', loggedOut: false}, warnings: []})
   })
 })

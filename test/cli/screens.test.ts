@@ -5,6 +5,11 @@ import {cli, type Cli} from '../helpers/cli.js'
 import {onTerminal} from '../helpers/pty.js'
 
 let c: Cli
+// every field of the management refund record (protocol notes §6)
+const COLUMNS = [
+  'id', 'mchNo', 'appId', 'refundNo', 'bizRefundNo', 'tradeNo', 'bizOrderNo', 'outOrderNo', 'outRefundNo', 'title', 'channel', 'product',
+  'amount', 'orderAmount', 'currency', 'reason', 'status', 'finishTime', 'errorMsg', 'notifyUrl', 'attach', 'clientIp', 'storeNo', 'createTime',
+]
 const refunds: {bizRefundNo: string; status: string}[] = []
 
 // Columns a line takes on screen (Chinese characters take two).
@@ -38,18 +43,58 @@ describe('refund lists on a terminal', () => {
       const failed = refunds.find((r) => r.status === 'fail')!
       const row = lines.find((line) => line.includes(failed.bizRefundNo))
       expect(row).toMatch(/4 \(¥0\.04\) +fail \(failed\)/)
-      if (columns < 160) expect(output).toMatch(/left out to fit: .* \(--wide, or --columns\)/)
+      expect(output).toMatch(/left out to fit: .* \(--wide, or --columns\)/)
+      // why it failed, whole (wrapped under its header, never cut)
+      expect(lines.some((line) => /^(?!left out).*bizRefundNo.*errorMsg/.test(line))).toBe(true)
+      const from = lines.indexOf(row!)
+      const after = lines.slice(from + 1)
+      const continued = after.slice(0, Math.max(0, after.findIndex((l) => !/^ {20,}\S/.test(l))))
+      expect([row, ...continued.map((line) => line.trim())].join(' ')).toContain('the channel refused the refund (sandbox)')
+      expect(output).not.toContain('…')
     })
   }
+
+  it('a refund found in the list opens by the number on screen (bizRefundNo or refundNo), not only by its id', async () => {
+    const failed = refunds.find((r) => r.status === 'fail')!
+    const {output, code} = await onTerminal(['refunds', 'get', failed.bizRefundNo], c.env, 80)
+    expect(code).toBe(0)
+    expect(output).toMatch(/^errorMsg +the channel refused the refund \(sandbox\)$/m)
+    expect(output).toMatch(/^status +fail \(failed\)$/m)
+    // one time format on screen: the management API's ISO time shown as GMT+8 yyyy-MM-dd HH:mm:ss
+    expect(output).toMatch(/^createTime +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/m)
+    const byNo = await c.json(['refunds', 'get', failed.bizRefundNo])
+    expect(byNo.body.data.createTime).toMatch(/T.*\+08:00$/)
+    expect((await c.json(['refunds', 'get', byNo.body.data.refundNo])).body.data).toEqual(byNo.body.data)
+    expect((await c.json(['refunds', 'get', String(byNo.body.data.id)])).body.data).toEqual(byNo.body.data)
+    const none = await c.run(['refunds', 'get', 'RF-NO-SUCH'])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain('no refund has the refundNo or bizRefundNo RF-NO-SUCH')
+  })
 
   it('shows the chosen columns, or every column with --wide', async () => {
     const chosen = await onTerminal(['refunds', 'list', '--columns', 'bizRefundNo,status'], c.env, 80)
     expect(chosen.output.split('\n')[0]).toMatch(/^bizRefundNo +status$/)
     const wide = await onTerminal(['refunds', 'list', '--wide'], c.env, 80)
-    expect(wide.output).toMatch(/id +refundNo +bizRefundNo +bizOrderNo +amount +status +createTime/)
+    expect(wide.output).toMatch(new RegExp(`^${COLUMNS.join(' +')}$`, 'm'))
+    const reason = await onTerminal(['refunds', 'list', '--columns', 'bizRefundNo,errorMsg,reason', '--status', 'fail'], c.env, 80)
+    expect(reason.output).toMatch(/the channel refused the refund \(sandbox\) +test:slow/)
     const bad = await c.run(['refunds', 'list', '--columns', 'amount,stauts'])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('Error: unknown column "stauts"; columns: id, refundNo, bizRefundNo, bizOrderNo, amount, status, createTime')
+    expect(bad.stderr).toContain(`Error: unknown column "stauts"; columns: ${COLUMNS.join(', ')}`)
+    const help = await c.run(['refunds', 'list', '--help'])
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(`Columns (for --columns): ${COLUMNS.join(', ')}`)
+  })
+
+  it('piped: every column, raw values (the word, the cents, the GMT+8 time), for cut and awk', async () => {
+    const piped = await c.run(['refunds', 'list', '--status', 'fail'])
+    const [head, row] = piped.stdout.trim().split('\n').map((line) => line.split('\t'))
+    expect(head).toEqual(COLUMNS)
+    const field = (name: string) => row[head.indexOf(name)]
+    expect(field('status')).toBe('fail')
+    expect(field('amount')).toBe('4')
+    expect(field('orderAmount')).toBe('40')
+    expect(field('errorMsg')).toBe('the channel refused the refund (sandbox)')
+    expect(field('createTime')).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
   })
 })
 

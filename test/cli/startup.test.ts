@@ -67,6 +67,7 @@ const SIGNATURE_MODULES = [
   'protocol/json.js',
   'protocol/keys.js',
   'protocol/money.js',
+  'protocol/printable.js',
   'protocol/signature.js',
 ]
 

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {arrivalHeader, arrivalRow} from '../../src/output/arrivals.js'
+import {arrivalHeader, arrivalJson, arrivalRow} from '../../src/output/arrivals.js'
+import {displayWidth} from '../../src/output/table.js'
 import {recordRows} from '../../src/output/record.js'
 
 describe('one clock on screen', () => {
@@ -12,6 +13,35 @@ describe('one clock on screen', () => {
 
   it('a gateway order shows status words, its fund status too', () => {
     const rows = Object.fromEntries(recordRows({status: 'wait_pay', fundStatus: 'init', amount: 100}))
-    expect(rows).toEqual({status: 'wait_pay (waiting for the payer)', fundStatus: 'init (not started)', amount: '100 (¥1.00)'})
+    expect(rows).toEqual({status: {value: 'wait_pay', gloss: 'waiting for the payer'}, fundStatus: {value: 'init', gloss: 'not started'}, amount: {value: '100', gloss: '¥1.00'}})
+  })
+})
+
+describe('listen rows', () => {
+  const arrival = {
+    time: '2026-11-24T03:05:07+08:00', protocol: 'system' as const, method: 'POST', path: '/notify', event: 'refund.success', status: 'success', amount: '30',
+    numbers: {orderNo: 'DP20261124030507000001', bizOrderNo: 'P20261124030507E88381BD', refundNo: 'RF20261124030507000001', bizRefundNo: 'RF20261124030507EA31AA74'},
+    verified: true, answer: {status: 200, body: 'SUCCESS'}, rawBody: '{}',
+  }
+
+  for (const width of [100, 120, 160, 200]) {
+    it(`fit ${width} columns, every number whole`, () => {
+      const lines = arrivalRow(arrival, false, width).split('\n')
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width)
+      for (const [key, value] of Object.entries(arrival.numbers)) expect(lines.join('\n')).toMatch(new RegExp(`(^| )${key}=${value}( |$)`, 'm'))
+      expect(lines[0]).toMatch(/^03:05:07 system +refund\.success +success +30 \(¥0\.30\) +yes +200 SUCCESS/)
+    })
+  }
+
+  it('on a wide terminal, numbers on the row and continued under the NUMBERS column', () => {
+    const lines = arrivalRow(arrival, false, 160).split('\n')
+    const at = arrivalHeader().indexOf('NUMBERS')
+    expect(lines[0].slice(at)).toMatch(/^orderNo=DP\d+ bizOrderNo=/)
+    for (const line of lines.slice(1)) expect(line.slice(0, at).trim()).toBe('')
+  })
+
+  it('piped: the amount as received (a string, by the protocol) and as a number beside it', () => {
+    expect(JSON.parse(arrivalJson(arrival, false))).toMatchObject({amount: '30', amountCents: 30})
+    expect(JSON.parse(arrivalJson({...arrival, amount: undefined}, false))).not.toHaveProperty('amountCents')
   })
 })

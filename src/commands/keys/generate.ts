@@ -1,4 +1,4 @@
-import {join, resolve} from 'node:path'
+import {basename, join, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {renderRecord} from '../../output/table.js'
@@ -10,7 +10,7 @@ export type KeysGenerateResult = WrittenKeyPair
 export default class KeysGenerate extends BaseCommand {
   static summary = 'Generate a merchant RSA key pair (2048-bit; PKCS#8 private key 0600, SPKI public key)'
   static description =
-    'Writes NAME-private.pem (owner-only) and NAME-public.pem. Register the public key with the platform; point a profile at the private key file. The private key is never printed.'
+    'Writes NAME-private.pem (owner-only) and NAME-public.pem in the CLI config folder\'s keys/ (--out-dir to choose; it says where). Register the public key with the platform; point a profile at the private key file. The private key is never printed.'
 
   static examples = ['<%= config.bin %> keys generate', '<%= config.bin %> keys generate --out-dir ./keys --name staging']
 
@@ -22,11 +22,15 @@ export default class KeysGenerate extends BaseCommand {
 
   async run(): Promise<KeysGenerateResult> {
     const {flags} = await this.parse(KeysGenerate)
-    const result = writeKeyPair(resolve(flags['out-dir'] ?? join(this.config.configDir, 'keys')), flags.name, flags.force)
+    const dir = resolve(flags['out-dir'] ?? join(this.config.configDir, 'keys'))
+    const result = writeKeyPair(dir, flags.name, flags.force)
     const {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem} = result
+    // not the current folder unless asked: say where the files are
+    this.notice(`wrote ${basename(privateKeyFile)} (0600) and ${basename(publicKeyFile)} in ${dir}${flags['out-dir'] ? '' : ' (--out-dir . writes them here)'}`)
     return this.emit(result, () => {
       this.io.out(renderRecord([['private key', privateKeyFile], ['public key', publicKeyFile], ['fingerprint', fingerprint]], this.io.stdoutTty))
-      this.io.out(publicKeyPem.trim())
+      // piped, labelled lines only: the key itself is in its file (and in --json)
+      if (this.io.stdoutTty) this.io.out(publicKeyPem.trim())
       this.notice(`next: register the public key with the platform, then: unipay profile set privateKeyFile ${privateKeyFile}`)
     })
   }

@@ -42,7 +42,7 @@ export default class ProfileAdd extends BaseCommand {
       platformPublicKeyFile: flags['platform-public-key-file'],
       pid: flags.pid,
     }
-    if (this.io.stdinTty && !this.json) await this.ask(settings)
+    if (this.io.stdinTty && !this.json) await this.prompt(() => this.ask(settings), `profile ${args.name} was not added`)
     const store = this.profileStore()
     const profile = await addProfile(store, args.name, settings)
     if (flags.use) await store.use(args.name)

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
-import {display, status} from '../../output/format.js'
+import {display, status, type Cell} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord, renderRows} from '../../output/table.js'
 import {centsToYuan, yuanToCents} from '../../protocol/money.js'
@@ -37,7 +37,7 @@ export default class QueryAlloc extends BaseCommand {
     return this.emitCall(result, (data) => {
       const allocation = (data ?? {}) as Record<string, unknown>
       const unit = context.profile.settings.allocAmountUnit ?? 'yuan'
-      const rows = recordRows(allocation, ['details']).map(([key, value]): [string, string] => (key === 'amount' ? ['amount (yuan)', yuan(allocation.amount, unit)] : [key, value]))
+      const rows = recordRows(allocation, ['details']).map(([key, value]): [string, Cell] => (key === 'amount' ? ['amount (yuan)', yuan(allocation.amount, unit)] : [key, value]))
       this.io.out(renderRecord(rows, this.io.stdoutTty))
       const details = Array.isArray(allocation.details) ? (allocation.details as Record<string, unknown>[]) : []
       this.io.out(

@@ -1,13 +1,10 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, profileFlags} from '../../cli/base.js'
-import {describeValues, enumValue} from '../../cli/enum.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
-import {UsageError} from '../../errors.js'
-import {display, money, status, time} from '../../output/format.js'
+import {REFUND_COLUMNS, REFUND_TABLE, refundTable} from '../../output/refunds.js'
 import {renderRows} from '../../output/table.js'
-import {allRefunds, REFUND_FILTERS, refundPage, type RefundFilters} from '../../services/mch.js'
-import {REFUND_STATUS} from '../../protocol/enums.js'
-import {parseGmt8} from '../../protocol/time.js'
+import {allRefunds, REFUND_FILTERS, refundFilters, refundPage, type RefundFilters} from '../../services/mch.js'
+import {describeValues, REFUND_STATUS} from '../../protocol/enums.js'
 import type {RefundRecord} from '../../protocol/answers.js'
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
@@ -30,13 +27,14 @@ export type RefundsListResult = RefundRecord[]
 
 export default class RefundsList extends BaseCommand {
   static summary = 'List refunds from the management API (GET /mch/order/refund/page)'
-  static description =
-    'Needs `unipay mch login` first. One page by default (--page, --size); --all walks every page, --limit stops after that many records. Tables on a terminal, tab-separated rows when piped, --json for the raw records.'
+  static description = `Needs \`unipay mch login\` first. One page by default (--page, --size); --all walks every page, --limit stops after that many records. On a terminal, a table that fits its width: the refund, amount, status and, for a failed refund, its errorMsg first (wrapped, never cut). Piped, every column tab-separated, raw values (cents, status codes, times "yyyy-MM-dd HH:mm:ss" GMT+8); --json, the records as the platform sent them.
+
+Columns (for --columns): ${REFUND_COLUMNS.join(', ')}, and any other field the platform sends.`
 
   static examples = [
-    '<%= config.bin %> refunds list --status success',
+    '<%= config.bin %> refunds list --status fail',
     '<%= config.bin %> refunds list --biz-order-no P2025 --all --json',
-    '<%= config.bin %> refunds list --create-time-start "2025-11-22 00:00:00" --all --limit 500 | cut -f2,6',
+    '<%= config.bin %> refunds list --create-time-start "2025-11-22 00:00:00" --all --limit 500 --columns bizRefundNo,amount,status | cut -f2',
   ]
 
   static flags = {
@@ -51,29 +49,14 @@ export default class RefundsList extends BaseCommand {
 
   async run(): Promise<RefundsListResult> {
     const {flags} = await this.parse(RefundsList)
-    const filters: RefundFilters = {}
-    for (const name of REFUND_FILTERS) {
-      const value = (flags as Record<string, unknown>)[kebab(name)]
-      if (typeof value !== 'string') continue
-      if (name.startsWith('createTime') && !parseGmt8(value)) {
-        throw new UsageError('invalid input', [{field: name, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'}])
-      }
-      filters[name] = name === 'status' ? enumValue(name, value, REFUND_STATUS) : value
-    }
+    const filters = refundFilters(Object.fromEntries(REFUND_FILTERS.map((name) => [name, (flags as Record<string, unknown>)[kebab(name)]])) as RefundFilters)
     const {config} = await this.managementContext(flags)
     const result = flags.all
       ? await allRefunds(config, filters, {size: flags.size, limit: flags.limit})
       : await refundPage(config, filters, flags.page, flags.size).then((page) => ({...page, records: page.records.slice(0, flags.limit)}))
     return this.emitAnswer<RefundRecord[]>(result.records, () => {
-      const rows = result.records.map((r) => [
-        display(r.id), display(r.refundNo), display(r.bizRefundNo), display(r.bizOrderNo), money(r.amount), status(r.status),
-        // piped rows keep the platform's ISO time, for scripts that parse it
-        this.io.stdoutTty ? time(r.createTime) : display(r.createTime),
-      ])
-      this.io.out(
-        renderRows(['id', 'refundNo', 'bizRefundNo', 'bizOrderNo', 'amount', 'status', 'createTime'], rows, this.io.stdoutTty,
-          tableOptions(flags, (m) => this.notice(m), ['bizRefundNo', 'amount', 'status', 'createTime', 'bizOrderNo', 'refundNo', 'id'])),
-      )
+      const {headers, rows} = refundTable(result.records)
+      this.io.out(renderRows(headers, rows, this.io.stdoutTty, {...tableOptions(flags, (m) => this.notice(m)), ...REFUND_TABLE}))
       this.notice(pagingNotice(result.records.length, result.total, flags))
     }, {total: result.total})
   }

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {controlCall, ensureSandbox} from '../../local-sandbox/control.js'
-import {money} from '../../output/format.js'
+import {money, shown} from '../../output/format.js'
 
 /** The merchant's balance in cents, after --set-amount / --set-yuan. */
 export type SandboxBalanceResult = {mchNo: string; balance: number}
@@ -25,6 +25,6 @@ export default class SandboxBalance extends BaseCommand {
       amount === undefined
         ? await controlCall<SandboxBalanceResult>(runtime, 'GET', `balance?mchNo=${encodeURIComponent(mchNo)}`)
         : await controlCall<SandboxBalanceResult>(runtime, 'POST', 'balance', {mchNo, amount})
-    return this.emit(answer, () => this.io.out(`${answer.mchNo}\t${money(answer.balance)}`))
+    return this.emit(answer, () => this.io.out(`${answer.mchNo}\t${shown(money(answer.balance), this.io.stdoutTty)}`))
   }
 }

@@ -68,7 +68,7 @@ export default class TransferBatch extends BaseCommand {
         defaults,
         // the platform (and on the local profile, the sandbox) only once the whole file is valid
         connect: async (plan, left) => {
-          const context = await this.context(flags)
+          const context = await this.context(flags, {started: true})
           // a finished file only reports (and with --wait, queries): no money moves
           if (left > 0) await this.confirmMoney(context.profile, batchWhat(plan, left, args.file), flags.yes, interrupt.signal)
           return context.client

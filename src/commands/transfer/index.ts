@@ -51,26 +51,28 @@ export default class Transfer extends BaseCommand {
     const context = await this.context(flags)
     const channelMchNo =
       flags['channel-mch-no'] ?? context.profile.settings.channelMchNo ?? (context.profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
-    await this.confirmMoney(context.profile, `transfer ${amount} cents to ${flags['payee-account']}`, flags.yes || flags['dry-run'])
-    const result = await createTransfer(
-      context.client,
-      {
-        channel: flags.channel,
-        channelMchNo,
-        bizTransferNo: flags['biz-transfer-no'],
-        amount,
-        title: flags.title,
-        reason: flags.reason,
-        payeeType: flags['payee-type'],
-        payeeAccount: flags['payee-account'],
-        payeeName: flags['payee-name'],
-        attach: flags.attach,
-        notifyUrl: flags['notify-url'],
-        transferScene: flags['transfer-scene'],
-        reportInfos,
-      },
-      {dryRun: flags['dry-run']},
-    )
+    const fields = {
+      channel: flags.channel,
+      channelMchNo,
+      bizTransferNo: flags['biz-transfer-no'],
+      amount,
+      title: flags.title,
+      reason: flags.reason,
+      payeeType: flags['payee-type'],
+      payeeAccount: flags['payee-account'],
+      payeeName: flags['payee-name'],
+      attach: flags.attach,
+      notifyUrl: flags['notify-url'],
+      transferScene: flags['transfer-scene'],
+      reportInfos,
+    }
+    // every rule is checked (the request built, not sent) before a production profile asks to confirm
+    const checked = await createTransfer(context.client, fields, {dryRun: true})
+    let result = checked
+    if (!flags['dry-run']) {
+      await this.confirmMoney(context.profile, `transfer ${amount} cents to ${flags['payee-account']}`, flags.yes)
+      result = await createTransfer(context.client, {...fields, bizTransferNo: checked.request.body.bizTransferNo})
+    }
     if (!flags['biz-transfer-no']) this.notice(`bizTransferNo: ${String(result.request.body.bizTransferNo)}`)
     return this.emitCall(result, (data) => {
       this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))

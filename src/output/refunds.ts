@@ -1,0 +1,23 @@
+// `refunds list` as a table: every field of the management refund record is a column (notes
+// §6), and any field a platform adds comes after them. On a narrow terminal support staff see
+// which refund, how much, its state and, for a failed one, why (the reason wraps).
+import type {Cell} from './format.js'
+import {fieldCell} from './record.js'
+import type {TableOptions} from './table.js'
+
+export const REFUND_COLUMNS = [
+  'id', 'mchNo', 'appId', 'refundNo', 'bizRefundNo', 'tradeNo', 'bizOrderNo', 'outOrderNo', 'outRefundNo', 'title',
+  'channel', 'product', 'amount', 'orderAmount', 'currency', 'reason', 'status', 'finishTime', 'errorMsg', 'notifyUrl',
+  'attach', 'clientIp', 'storeNo', 'createTime',
+]
+
+/** Most important first: what a narrow terminal keeps. */
+const IMPORTANCE = ['bizRefundNo', 'amount', 'status', 'errorMsg', 'createTime', 'refundNo', 'id', 'bizOrderNo', 'reason', 'finishTime', 'tradeNo']
+
+export const REFUND_TABLE: Pick<TableOptions, 'importance' | 'wrap'> = {importance: IMPORTANCE, wrap: ['errorMsg']}
+
+export function refundTable(records: Record<string, unknown>[]): {headers: string[]; rows: Cell[][]} {
+  const headers = [...REFUND_COLUMNS]
+  for (const record of records) for (const key of Object.keys(record)) if (!headers.includes(key)) headers.push(key)
+  return {headers, rows: records.map((record) => headers.map((header) => fieldCell(header, record[header])))}
+}

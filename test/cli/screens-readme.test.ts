@@ -1,0 +1,64 @@
+// README's script recipes (section "Scripts: pipes and --json") run as written against the
+// local sandbox: a failed refund and its reason through cut and jq, a sum with awk, one field of a
+// record, and a check that an answer was verified with no warning.
+import {spawn} from 'node:child_process'
+import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cli, type Cli} from '../helpers/cli.js'
+import {waitFor} from '../helpers/sandbox.js'
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url))
+const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+
+let c: Cli
+let order = ''
+let failed = ''
+
+beforeAll(async () => {
+  c = cli()
+  expect((await c.run(['sandbox', 'start', '--time-scale', '50'])).code).toBe(0)
+  const pay = async () => (await c.json(['pay', 'create', '--title', 'Tea', '--amount', '1250', '--auth-code', '134567890123456789'])).body.data.bizOrderNo as string
+  order = await pay()
+  expect((await c.run(['refund', 'create', '--biz-order-no', order, '--amount', '500'])).code).toBe(0)
+  expect((await c.run(['refund', 'create', '--biz-order-no', await pay(), '--amount', '200'])).code).toBe(0)
+  // a refund kept in progress (test:slow), then failed by the channel
+  failed = (await c.json(['refund', 'create', '--biz-order-no', await pay(), '--amount', '300', '--reason', 'test:slow'])).body.data.bizRefundNo
+  expect((await c.run(['sandbox', 'refund', 'settle', failed, '--fail'])).code).toBe(0)
+  expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
+  expect((await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
+  await waitFor(async () => (await c.json(['refunds', 'list', '--status', 'progress'])).body.data.length === 0)
+}, 60_000)
+
+afterAll(async () => {
+  await c.cleanup()
+})
+
+describe('README, Scripts', () => {
+  it('the recipes run as written and print raw values', async () => {
+    const readme = readFileSync(README, 'utf8')
+    const script = /### Scripts: pipes and `--json`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
+    const bin = join(c.dir, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+    chmodSync(join(bin, 'unipay'), 0o755)
+    const {code, stdout, stderr} = await new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
+      const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {env: {...c.env, ORDER: order, PATH: `${bin}:${process.env.PATH}`}})
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d) => (out += d))
+      child.stderr.on('data', (d) => (err += d))
+      child.on('close', (exit) => resolve({code: exit ?? -1, stdout: out, stderr: err}))
+    })
+    expect(code, stderr).toBe(0)
+    expect(stdout.split('\n')).toEqual([
+      `${failed}\t300\tthe channel refused the refund (sandbox)`,
+      `${failed}\t300\tthe channel refused the refund (sandbox)`,
+      '700',
+      '750',
+      'trusted',
+      '',
+    ])
+  }, 60_000)
+})
