@@ -82,10 +82,29 @@ export interface PayDeps {
   notifier: Notifier
   now: () => Date
   publicUrl: () => string
+  /** How far `sandbox clock advance` moved the clock, for the messages it explains. */
+  clockOffsetMs?: () => number
+  /** The gateway order holding a bizOrderNo, if any: pay and gateway orders share one space (notes §4). */
+  gatewayOrderNoOf?: (mchNo: string, bizOrderNo: string) => string | undefined
+}
+
+/** The product code of a method (`walletA_h5` -> `H5`), the word gateway orders and refund records both use. */
+export const productOf = (method: string) => method.slice(method.indexOf('_') + 1).toUpperCase()
+
+/**
+ * Refuses an expiredTime that is not after the sandbox clock; when `sandbox clock advance` moved
+ * that clock, a time still ahead of the real one is refused too, and the message says why.
+ */
+export function checkExpiry(expiredTime: string | undefined, now: Date, clockOffsetMs = 0): void {
+  if (!expiredTime || parseGmt8(expiredTime)!.getTime() > now.getTime()) return
+  const advanced = clockOffsetMs > 0 ? `: the sandbox clock was moved ahead (\`sandbox clock advance\`) and is at ${formatGmt8(now)} GMT+8` : ''
+  fail(10506, `expiredTime: must be in the future${advanced}`)
 }
 
 export class PayService {
   private readonly byBizOrderNo = new Map<string, string>()
+  /** tradeNo -> orderNo: a trade number is accepted wherever an orderNo is (notes §3). */
+  private readonly byTradeNo = new Map<string, string>()
   private readonly open = new Set<string>()
   private expiryTimer: NodeJS.Timeout | undefined
   /** Told of every order event once stored: the compatibility module sends its easy_pay notification from here. */
@@ -94,6 +113,7 @@ export class PayService {
   constructor(private readonly deps: PayDeps) {
     for (const order of deps.store.values<PayOrder>('payOrders')) {
       this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
+      this.byTradeNo.set(order.tradeNo, order.orderNo)
       if (OPEN.includes(order.status)) this.open.add(order.orderNo)
     }
   }
@@ -115,13 +135,17 @@ export class PayService {
     const existingNo = this.byBizOrderNo.get(key)
     if (existingNo) {
       const existing = this.find(request.mchNo, {orderNo: existingNo})
+      // a paid gateway order's trade has no request of its own (requestDigest '')
+      if (existing.requestDigest === '') fail(10507, sharedSpace(request.bizOrderNo, `gateway order ${existing.orderNo}`))
       if (existing.requestDigest !== digest) {
         fail(10507, `bizOrderNo ${request.bizOrderNo} was already used with different parameters`)
       }
       return existing
     }
+    const gatewayOrderNo = this.deps.gatewayOrderNoOf?.(request.mchNo, request.bizOrderNo)
+    if (gatewayOrderNo) fail(10507, sharedSpace(request.bizOrderNo, `gateway order ${gatewayOrderNo}`))
     // the same rule as a gateway order: an order that would be born expired is refused
-    if (request.expiredTime && parseGmt8(request.expiredTime)!.getTime() <= now().getTime()) fail(10506, 'expiredTime: must be in the future')
+    checkExpiry(request.expiredTime, now(), this.deps.clockOffsetMs?.())
     const method = resolveMethod(request)
     if (method.startsWith('card')) fail(20022, `method ${method} is not enabled for this merchant`)
     const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : method.split('_')[0]
@@ -203,8 +227,8 @@ export class PayService {
   /** tradeNo wins over bizOrderNo, as the spec says for refunds. */
   findForRefund(mchNo: string, ref: {tradeNo?: string; bizOrderNo?: string}): PayOrder {
     if (ref.tradeNo) {
-      const order = this.deps.store.values<PayOrder>('payOrders').find((o) => o.tradeNo === ref.tradeNo && o.mchNo === mchNo)
-      return order ?? fail(20041, `trade ${ref.tradeNo} not found`)
+      const order = this.deps.store.get<PayOrder>('payOrders', this.byTradeNo.get(ref.tradeNo) ?? '')
+      return order && order.mchNo === mchNo ? order : fail(20041, `trade ${ref.tradeNo} not found`)
     }
     return this.find(mchNo, {bizOrderNo: ref.bizOrderNo})
   }
@@ -216,7 +240,7 @@ export class PayService {
   find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}): PayOrder {
     let order: PayOrder | undefined
     const {store} = this.deps
-    if (ref.orderNo) order = store.get<PayOrder>('payOrders', ref.orderNo)
+    if (ref.orderNo) order = store.get<PayOrder>('payOrders', ref.orderNo) ?? store.get<PayOrder>('payOrders', this.byTradeNo.get(ref.orderNo) ?? '')
     else if (ref.bizOrderNo) {
       const orderNo = this.byBizOrderNo.get(`${mchNo}\u0000${ref.bizOrderNo}`)
       order = orderNo ? store.get<PayOrder>('payOrders', orderNo) : undefined
@@ -289,7 +313,8 @@ export class PayService {
   private finish(order: PayOrder, status: 'close' | 'cancel' | 'fail' | 'timeout', errorMsg?: string): PayOrder {
     const {now} = this.deps
     const next: PayOrder = {...order, status, errorMsg: errorMsg ?? order.errorMsg}
-    if (status !== 'fail') next.closeTime = formatGmt8(now())
+    // a timed-out order closed at its expiredTime, whenever the sweep noticed
+    if (status !== 'fail') next.closeTime = status === 'timeout' ? order.expiredTime : formatGmt8(now())
     return this.transition(next, status === 'fail' ? 'pay.fail' : 'pay.close')
   }
 
@@ -309,6 +334,7 @@ export class PayService {
 
   private save(order: PayOrder): void {
     this.deps.store.put('payOrders', order.orderNo, order)
+    this.byTradeNo.set(order.tradeNo, order.orderNo)
     if (OPEN.includes(order.status)) this.open.add(order.orderNo)
     else this.open.delete(order.orderNo)
   }
@@ -376,6 +402,9 @@ export class PayService {
     }
   }
 }
+
+const sharedSpace = (bizOrderNo: string, holder: string) =>
+  `bizOrderNo ${bizOrderNo} is already used by ${holder}: pay orders and gateway orders share one bizOrderNo space per merchant`
 
 /**
  * "When channelMchNo and capability are specified, method can be inferred from capability"
