@@ -18,6 +18,11 @@ export interface RequestLogEntry {
   signature?: ReceivedSignatureDiagnosis
 }
 
+/** Whether a request's answer was not a success: an HTTP error, a cut answer, or a code other than 0 (and epay V1's success, 1). */
+export function requestFailed(entry: Pick<RequestLogEntry, 'status' | 'code'>): boolean {
+  return entry.status >= 400 || entry.status === 0 || (entry.code !== undefined && entry.code !== '0' && entry.code !== '1')
+}
+
 /** One line per request (plus the signature diagnosis), as the foreground mode and `sandbox logs` print it. */
 export function formatRequestLine(entry: RequestLogEntry): string {
   const outcome = `${entry.code ?? `HTTP ${entry.status}`} ${entry.message ?? ''}`.trim()

@@ -3,7 +3,7 @@
 // integrator wants the last minutes, not history.
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {ReceivedSignatureDiagnosis} from '../protocol/received-diagnose.js'
-import type {RequestLogEntry} from '../protocol/sandbox-requests.js'
+import {requestFailed, type RequestLogEntry} from '../protocol/sandbox-requests.js'
 
 export {formatRequestLine, type RequestLogEntry} from '../protocol/sandbox-requests.js'
 
@@ -75,9 +75,9 @@ export class RequestLog {
     return note
   }
 
-  /** Entries after a sequence number, oldest first. */
-  since(after: number, limit = 500): {entries: RequestLogEntry[]; last: number} {
-    const entries = this.entries.filter((e) => e.seq > after)
+  /** The last `limit` entries after a sequence number (only failed ones when asked), oldest first. */
+  since(after: number, limit = 500, failedOnly = false): {entries: RequestLogEntry[]; last: number} {
+    const entries = this.entries.filter((e) => e.seq > after && (!failedOnly || requestFailed(e)))
     return {entries: entries.slice(-limit), last: this.seq}
   }
 }

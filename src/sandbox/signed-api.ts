@@ -241,7 +241,7 @@ export function createSignedApi(deps: SignedApiDeps) {
       const serverString = canonicalString(raw)
       if (note) note.merchant = merchant.mchNo
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
-        if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant))
+        if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant), rawText)
         fail(20052, `signature verification failed; server string to sign: ${serverString}`)
       }
       replay?.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
