@@ -64,13 +64,24 @@ export async function sandboxesElsewhere(home: string): Promise<SandboxRuntime[]
   return found
 }
 
-/** A sandbox running for another folder when none runs for `home`, which a command aimed at `home` would start beside it. */
-async function runningElsewhere(location: SandboxLocation): Promise<SandboxRuntime | undefined> {
-  return location.dataDir === location.home ? (await sandboxesElsewhere(location.home))[0] : undefined
+/**
+ * The sandbox a command reaches: the one running for its folder; for the CLI's own folder with
+ * none running there, the one running for another folder (`sandbox start --data-dir`), said in a
+ * notice, when exactly one does (several: refused, exit 2, naming them). Undefined when none runs.
+ */
+export async function findRunning(location: SandboxLocation, notice: (message: string) => void): Promise<SandboxRuntime | undefined> {
+  const here = readRuntime(location.dataDir)
+  if (here && (await responds(here.url))) return here
+  if (location.dataDir !== location.home) return undefined
+  const others = await sandboxesElsewhere(location.home)
+  if (others.length > 1) {
+    throw new UsageError(`no sandbox runs for ${location.home}, and several run for other folders (${others.map(describe).join('; ')}): give --data-dir (or set ${SANDBOX_DIR_ENV}) to choose one`)
+  }
+  if (others.length === 1) notice(`using the sandbox running for ${describe(others[0])}: none runs for ${location.home} (--data-dir chooses)`)
+  return others[0]
 }
 
-const elsewhere = (location: SandboxLocation, other: SandboxRuntime) =>
-  `no sandbox runs for ${location.home}, but one runs for ${other.dataDir} (pid ${other.pid}, ${other.url})`
+const describe = (runtime: SandboxRuntime) => `${runtime.dataDir} (pid ${runtime.pid}, ${runtime.url})`
 
 export interface StartSettings {
   port?: number
@@ -119,9 +130,9 @@ function responds(url: string): Promise<boolean> {
 }
 
 /**
- * Returns the running sandbox, starting it in the background first when needed. A start asked
- * for (`explicit`, `sandbox start`) says when another sandbox already runs for another folder;
- * any other command refuses then (exit 2), naming it, rather than start a second one unawares.
+ * Returns the sandbox a command reaches (see findRunning), starting it in the background first
+ * when none runs. A start asked for (`explicit`: `sandbox start`) starts one for its own folder,
+ * and says so when another runs for another folder: a second sandbox is never started unawares.
  */
 export async function ensureSandbox(
   location: SandboxLocation,
@@ -130,15 +141,15 @@ export async function ensureSandbox(
   {explicit = false} = {},
 ): Promise<{runtime: SandboxRuntime; started: boolean}> {
   const {dataDir} = location
-  const running = readRuntime(dataDir)
-  if (running && (await responds(running.url))) return {runtime: running, started: false}
-  const other = await runningElsewhere(location)
-  if (other && !explicit) {
-    throw new UsageError(
-      `${elsewhere(location, other)}: give --data-dir ${other.dataDir} (or set ${SANDBOX_DIR_ENV}=${other.dataDir}) to use it, or \`unipay sandbox start\` to start a second one here`,
-    )
+  if (explicit) {
+    const running = readRuntime(dataDir)
+    if (running && (await responds(running.url))) return {runtime: running, started: false}
+    const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
+    if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
+  } else {
+    const running = await findRunning(location, notice)
+    if (running) return {runtime: running, started: false}
   }
-  if (other) notice(`starting a second sandbox: ${elsewhere(location, other)}`)
   const dir = sandboxDir(dataDir)
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const lock = join(dir, 'start.lock')
@@ -213,8 +224,8 @@ export async function runForeground(location: SandboxLocation, settings: Foregro
   if (running && (await responds(running.url))) {
     throw new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
   }
-  const other = await runningElsewhere(location)
-  if (other) notice(`starting a second sandbox: ${elsewhere(location, other)}`)
+  const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
+  if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
   noteElsewhere(location)
   mkdirSync(sandboxDir(dataDir), {recursive: true, mode: 0o700})
   const remembered = rememberedPort(dataDir)

@@ -7,6 +7,7 @@ import {PlatformError, UsageError} from '../errors.js'
 import {
   controlCall,
   ensureSandbox,
+  findRunning,
   readRuntime,
   resetSandbox as wipeSandbox,
   runForeground,
@@ -240,8 +241,8 @@ export async function triggerEvent(use: SandboxUse, event: string, notifyUrl: st
 // ---------------------------------------------------------------------------------------------
 // The request log (read from a running sandbox only: reading it never starts one)
 
-function runningOnly({location}: SandboxUse): SandboxRuntime {
-  const runtime = readRuntime(location.dataDir)
+async function runningOnly({location, notice}: SandboxUse): Promise<SandboxRuntime> {
+  const runtime = await findRunning(location, notice)
   if (!runtime) throw new UsageError(`the local sandbox is not running for ${location.dataDir}; start it with \`unipay sandbox start\``)
   return runtime
 }
@@ -254,7 +255,7 @@ export interface RequestsQuery {
 
 /** The last requests the sandbox received, oldest first; `last` is the newest sequence number. */
 export async function readRequests(use: SandboxUse, query: RequestsQuery): Promise<{entries: RequestLogEntry[]; last: number; url: string}> {
-  const runtime = runningOnly(use)
+  const runtime = await runningOnly(use)
   return {...(await requestsAfter(runtime, 0, query)), url: runtime.url}
 }
 
@@ -269,7 +270,8 @@ export async function followRequests(
   onEntry: (entry: RequestLogEntry) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const runtime = runningOnly(use)
+  // found once; its notice (which sandbox) was given when the log was first read
+  const runtime = await runningOnly({...use, notice: () => {}})
   let last = after
   while (!signal.aborted) {
     const page = await requestsAfter(runtime, last, {limit: 500, failed})
