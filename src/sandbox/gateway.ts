@@ -6,6 +6,7 @@ import type {GatewayOrderResult} from '../protocol/answers.js'
 import {canonicalString} from '../protocol/canonical.js'
 import type {GatewayPrePayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
+import {DueQueue} from './due.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
 import {checkExpiry, productOf, type PayService} from './pay.js'
@@ -112,14 +113,15 @@ export class GatewayService {
   private readonly byBizOrderNo = new Map<string, string>()
   /** GT... trade number -> GW... order number, once a method is picked (notes §3). */
   private readonly byTradeNo = new Map<string, string>()
-  private readonly open = new Set<string>()
+  /** Open orders by expiry: the sweep looks only at those due. */
+  private readonly expiries = new DueQueue()
   private expiryTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly deps: GatewayDeps) {
     for (const order of deps.store.values<GatewayOrder>('gatewayOrders')) {
       this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
       if (order.tradeNo) this.byTradeNo.set(order.tradeNo, order.orderNo)
-      if (isOpen(order)) this.open.add(order.orderNo)
+      if (isOpen(order)) this.dueAt(order)
     }
   }
 
@@ -183,7 +185,13 @@ export class GatewayService {
     }
     this.save(order)
     this.byBizOrderNo.set(key, order.orderNo)
+    this.dueAt(order)
     return order
+  }
+
+  private dueAt(order: GatewayOrder): void {
+    const expiry = parseGmt8(order.expiredTime)
+    if (expiry) this.expiries.add(order.orderNo, expiry.getTime())
   }
 
   /** The gateway order holding a bizOrderNo, if any. */
@@ -300,8 +308,6 @@ export class GatewayService {
   private save(order: GatewayOrder): GatewayOrder {
     this.deps.store.put('gatewayOrders', order.orderNo, order)
     if (order.tradeNo) this.byTradeNo.set(order.tradeNo, order.orderNo)
-    if (isOpen(order)) this.open.add(order.orderNo)
-    else this.open.delete(order.orderNo)
     return order
   }
 
@@ -313,7 +319,7 @@ export class GatewayService {
   }
 
   expireDue(): void {
-    for (const orderNo of this.open) {
+    for (const orderNo of this.expiries.takeDue(this.deps.now().getTime())) {
       const order = this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo)
       if (order) this.expireIfDue(order)
     }

@@ -5,6 +5,7 @@ import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
+import {DueQueue} from './due.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
 import type {Store} from './store.js'
@@ -105,7 +106,8 @@ export class PayService {
   private readonly byBizOrderNo = new Map<string, string>()
   /** tradeNo -> orderNo: a trade number is accepted wherever an orderNo is (notes §3). */
   private readonly byTradeNo = new Map<string, string>()
-  private readonly open = new Set<string>()
+  /** Open orders by expiry: the sweep looks only at those due. */
+  private readonly expiries = new DueQueue()
   private expiryTimer: NodeJS.Timeout | undefined
   /** Told of every order event once stored: the compatibility module sends its easy_pay notification from here. */
   readonly listeners: ((order: PayOrder, event: string) => void)[] = []
@@ -114,7 +116,7 @@ export class PayService {
     for (const order of deps.store.values<PayOrder>('payOrders')) {
       this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
       this.byTradeNo.set(order.tradeNo, order.orderNo)
-      if (OPEN.includes(order.status)) this.open.add(order.orderNo)
+      if (OPEN.includes(order.status)) this.dueAt(order)
     }
   }
 
@@ -333,10 +335,16 @@ export class PayService {
   }
 
   private save(order: PayOrder): void {
+    const known = this.byTradeNo.has(order.tradeNo)
     this.deps.store.put('payOrders', order.orderNo, order)
     this.byTradeNo.set(order.tradeNo, order.orderNo)
-    if (OPEN.includes(order.status)) this.open.add(order.orderNo)
-    else this.open.delete(order.orderNo)
+    // an order opens once, at its creation: its expiredTime never changes
+    if (!known && OPEN.includes(order.status)) this.dueAt(order)
+  }
+
+  private dueAt(order: PayOrder): void {
+    const expiry = parseGmt8(order.expiredTime)
+    if (expiry) this.expiries.add(order.orderNo, expiry.getTime())
   }
 
   private expireIfDue(order: PayOrder): PayOrder {
@@ -347,7 +355,7 @@ export class PayService {
   }
 
   expireDue(): void {
-    for (const orderNo of this.open) {
+    for (const orderNo of this.expiries.takeDue(this.deps.now().getTime())) {
       const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
       if (order) this.expireIfDue(order)
     }

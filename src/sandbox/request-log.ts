@@ -12,6 +12,9 @@ export interface RequestNote {
   body?: string
   merchant?: string
   signature?: ReceivedSignatureDiagnosis
+  /** The answer's code and message, from a handler that knows them (else read from the answer). */
+  code?: string
+  message?: string
 }
 
 const MAX_ENTRIES = 5000
@@ -52,7 +55,8 @@ export class RequestLog {
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
     res.end = ((...args: unknown[]) => {
       const [chunk] = args
-      if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) answer = chunk.toString().slice(0, MAX_ANSWER_CHARS)
+      // a signed answer's outcome is noted by its handler: only other answers are read back
+      if (note.code === undefined && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) answer = chunk.toString().slice(0, MAX_ANSWER_CHARS)
       return end(...args)
     }) as ServerResponse['end']
     res.once('close', () => {
@@ -63,7 +67,7 @@ export class RequestLog {
         path: url.pathname,
         merchant: note.merchant ?? merchantOf(url, note.body ?? ''),
         status: res.writableFinished ? res.statusCode : 0,
-        ...outcomeOf(answer),
+        ...(note.code === undefined ? outcomeOf(answer) : {code: note.code, message: note.message}),
         durationMs: Date.now() - started,
         signature: note.signature,
       }

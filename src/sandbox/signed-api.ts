@@ -211,6 +211,10 @@ export function createSignedApi(deps: SignedApiDeps) {
    */
   async function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
     const {value, release} = notifier.withheld(() => store.grouped(() => answer(path, rawText, note)))
+    if (note) {
+      note.code = String(value.code)
+      note.message = value.msg
+    }
     try {
       return await signedAnswer(value)
     } finally {
