@@ -32,6 +32,9 @@ const STARTUP_WARMUPS = 2
 const SIGN_SECONDS = 1.5
 const HTTP_SECONDS = 3
 const HTTP_CONCURRENCY = 16
+// Latency under a heavier load: pay creates signed beforehand, this many in flight.
+const TAIL_CONCURRENCY = 64
+const TAIL_SECONDS = 2
 
 // Targets quoted from the product doc and issue #17; printed, never enforced.
 const TARGET = {
@@ -292,14 +295,16 @@ async function benchSigning(runtime, privateKey) {
 // ---------------------------------------------------------------------------------------------
 // 3. Sandbox throughput
 
-// One keep-alive pool sized to the concurrency, so no request pays for a TCP handshake.
+// One keep-alive pool sized to each concurrency, so no request pays for a TCP handshake or
+// waits for a socket inside the client.
 const agent = new http.Agent({keepAlive: true, maxSockets: HTTP_CONCURRENCY})
+const tailAgent = new http.Agent({keepAlive: true, maxSockets: TAIL_CONCURRENCY})
 
-function request(url, method, body) {
+function request(url, method, body, via = agent) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const headers = payload === undefined ? {} : {'content-type': 'application/json', 'content-length': Buffer.byteLength(payload)}
-    const req = http.request(url, {method, agent, headers}, (res) => {
+    const req = http.request(url, {method, agent: via, headers}, (res) => {
       const chunks = []
       res.on('data', (c) => chunks.push(c))
       res.on('end', () => resolve({status: res.statusCode, text: Buffer.concat(chunks).toString('utf8')}))
@@ -310,15 +315,17 @@ function request(url, method, body) {
   })
 }
 
-/** Keeps HTTP_CONCURRENCY requests in flight for `seconds`; returns successful answers/s and tallies. */
-async function load(makeRequest, seconds) {
-  const tally = {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0}
+/** Keeps `concurrency` requests in flight for `seconds`; returns successful answers/s, tallies and every latency (ms). */
+async function load(makeRequest, seconds, concurrency = HTTP_CONCURRENCY) {
+  const tally = {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0, latencies: []}
   const start = now()
   const end = start + seconds * 1000
   const worker = async () => {
     while (now() < end) {
       try {
+        const sent = now()
         const {status, text} = await makeRequest()
+        tally.latencies.push(now() - sent)
         const code = status === 200 ? JSON.parse(text).code : `HTTP ${status}`
         if (code === 0) tally.ok++
         else {
@@ -331,7 +338,7 @@ async function load(makeRequest, seconds) {
       }
     }
   }
-  await Promise.all(Array.from({length: HTTP_CONCURRENCY}, worker))
+  await Promise.all(Array.from({length: concurrency}, worker))
   tally.ms = now() - start
   return {okPerSecond: (tally.ok * 1000) / tally.ms, ...tally}
 }
@@ -340,15 +347,16 @@ async function load(makeRequest, seconds) {
  * Runs each load for about `seconds` in all, cut into rounds taken in turn, so this machine's
  * drift (steal time, other load) is shared by all of them; returns load()'s result per key.
  */
-async function loads(makers, seconds, rounds = 3) {
+async function loads(makers, seconds, rounds = 3, concurrency = HTTP_CONCURRENCY) {
   const keys = Object.keys(makers)
-  for (const key of keys) await load(makers[key], 0.3) // open the sockets, settle the JIT
-  const total = Object.fromEntries(keys.map((k) => [k, {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0}]))
+  for (const key of keys) await load(makers[key], 0.3, concurrency) // open the sockets, settle the JIT
+  const total = Object.fromEntries(keys.map((k) => [k, {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0, latencies: []}]))
   for (let round = 0; round < rounds; round++) {
     // reversed every other round, so no load always follows the same one
     for (const key of round % 2 ? [...keys].reverse() : keys) {
-      const result = await load(makers[key], seconds / rounds)
+      const result = await load(makers[key], seconds / rounds, concurrency)
       const sum = total[key]
+      sum.latencies.push(...result.latencies)
       sum.ok += result.ok
       sum.errors += result.errors
       sum.ms += result.ms
@@ -403,23 +411,24 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   // Signed before the clock starts (each body unique, within the 300 s window): the server's
   // own capacity, with a load generator that costs it as little as it can.
   const presignedBodies = []
-  const presigned = async () => {
+  const presigned = async (via = agent) => {
     const body = presignedBodies.pop()
     if (!body) throw new Error('ran out of presigned bodies')
-    return request(`${runtime.url}/unipay/pay`, 'POST', body)
+    return request(`${runtime.url}/unipay/pay`, 'POST', body, via)
   }
   // The reference server keeps no replay memory, so a few bodies serve the whole run.
   const referenceBodies = []
   for (let i = 0; i < 64; i++) referenceBodies.push(await signed())
   let referenceSent = 0
-  const referencePresigned = () => request(`${reference.url}/unipay/pay`, 'POST', referenceBodies[referenceSent++ % referenceBodies.length])
+  const referencePresigned = (via = agent) => request(`${reference.url}/unipay/pay`, 'POST', referenceBodies[referenceSent++ % referenceBodies.length], via)
+  const tail = (send) => () => send(tailAgent)
 
   // Bodies for the sandbox's presigned load: the reference's rate is the most the sandbox can
   // take, so twice what it takes in a short probe is enough for the warm-up and every round.
   const probe = await load(referencePresigned, 0.5)
-  const needed = Math.max(2000, 2 * probe.okPerSecond) * (HTTP_SECONDS + 0.3)
+  const needed = Math.max(2000, 2 * probe.okPerSecond) * (HTTP_SECONDS + TAIL_SECONDS + 0.6)
   for (let i = 0; i < needed; i++) presignedBodies.push(await signed())
-  let pingResult, payResult, presignedResult, referenceResult, referenceClientResult
+  let pingResult, payResult, presignedResult, referenceResult, referenceClientResult, tailResult, referenceTailResult
   try {
     const results = await loads(
       {
@@ -432,16 +441,19 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
       HTTP_SECONDS,
     )
     ;({ping: pingResult, reference: referenceResult, presigned: presignedResult, referenceClient: referenceClientResult, payCreate: payResult} = results)
+    const tails = await loads({reference: tail(referencePresigned), presigned: tail(presigned)}, TAIL_SECONDS, 2, TAIL_CONCURRENCY)
+    ;({reference: referenceTailResult, presigned: tailResult} = tails)
   } finally {
     reference.stop()
     agent.destroy()
+    tailAgent.destroy()
   }
 
-  for (const [label, result] of [['ping', pingResult], ['pay create', payResult], ['presigned pay create', presignedResult], ['reference server', referenceResult], ['reference server, client signing', referenceClientResult]]) {
+  for (const [label, result] of [['ping', pingResult], ['pay create', payResult], ['presigned pay create', presignedResult], ['reference server', referenceResult], ['reference server, client signing', referenceClientResult], [`pay create at concurrency ${TAIL_CONCURRENCY}`, tailResult]]) {
     if (result.ok === 0) throw new Error(`no ${label} succeeded: ${result.firstFailure}`)
   }
   // the reference is every ratio's denominator, and bodies running out would undercount the sandbox
-  for (const [label, result] of [['the reference server', referenceResult], ['the reference server, client signing', referenceClientResult]]) {
+  for (const [label, result] of [['the reference server', referenceResult], ['the reference server, client signing', referenceClientResult], [`the reference server at concurrency ${TAIL_CONCURRENCY}`, referenceTailResult]]) {
     if (result.errors || Object.keys(result.codes).length) throw new Error(`${label} failed some requests: ${result.firstFailure}`)
   }
   if (presignedBodies.length === 0) throw new Error('the presigned bodies ran out: the sandbox rate would be undercounted')
@@ -457,6 +469,10 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   row('reference, client signs each', referenceClientResult)
   row('pay create, client signs each', payResult, referenceClientResult, 'the reference', target(referenceClientResult.okPerSecond))
   row('ping (GET, unsigned)', pingResult)
+  const p = (result, q) => percentile(result.latencies, q)
+  console.log(`  latency at concurrency ${TAIL_CONCURRENCY}, signed beforehand (~${TAIL_SECONDS} s each): p50 / p99`)
+  console.log(`  ${pad('reference', 36)}${lpad(p(referenceTailResult, 0.5).toFixed(1), 6)} / ${p(referenceTailResult, 0.99).toFixed(1)} ms   (${fmtInt(referenceTailResult.okPerSecond)} req/s)`)
+  console.log(`  ${pad('pay create', 36)}${lpad(p(tailResult, 0.5).toFixed(1), 6)} / ${p(tailResult, 0.99).toFixed(1)} ms   (${fmtInt(tailResult.okPerSecond)} req/s; p99 ${(p(tailResult, 0.99) / p(referenceTailResult, 0.99)).toFixed(2)}x the reference's)`)
   for (const [label, result] of [['signed beforehand', presignedResult], ['client signs each', payResult]]) {
     const failures = Object.values(result.codes).reduce((a, b) => a + b, 0)
     const codes = Object.entries(result.codes).map(([c, n]) => `${c}: ${n}`).join(', ')
@@ -472,6 +488,12 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
     ratio: {
       presignedToReference: Number((presignedResult.okPerSecond / referenceResult.okPerSecond).toFixed(3)),
       clientSignedToReference: Number((payResult.okPerSecond / referenceClientResult.okPerSecond).toFixed(3)),
+    },
+    concurrency64: {
+      p50Ms: Number(p(tailResult, 0.5).toFixed(1)),
+      p99Ms: Number(p(tailResult, 0.99).toFixed(1)),
+      referenceP99Ms: Number(p(referenceTailResult, 0.99).toFixed(1)),
+      perSecond: Math.round(tailResult.okPerSecond),
     },
     scaledTarget: scaled && Math.round(scaled),
     nonZeroCodes: Object.values(payResult.codes).reduce((a, b) => a + b, 0) + Object.values(presignedResult.codes).reduce((a, b) => a + b, 0),
@@ -539,6 +561,12 @@ async function benchBatch(sandbox, signaturesPerSecond) {
   console.log(`  10,000 rows        ${lpad(small.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(10_000 / (small.ms / 1000)), 7)} rows/s   baseline`)
   console.log(`  1,000,000 rows     ${lpad(large.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(1_000_000 / (large.ms / 1000)), 7)} rows/s   ${fmtRatio(large.peakMb / small.peakMb)}x the memory of 10,000 rows`)
   return {transfersPerSecond: perSecond, ratioToReference: roundAll(Object.fromEntries(Object.entries(perSecond).map(([k, v]) => [k, v / sandbox.referenceClientSignedPerSecond])), 2), scaledTarget: Math.round(scaled), validation: {peakMb10k: small.peakMb, peakMb1m: large.peakMb, ratio: large.peakMb / small.peakMb}}
+}
+
+/** The q-quantile (0..1) of a list of latencies, nearest rank. */
+function percentile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
 }
 
 function roundAll(obj, digits = 0) {

@@ -20,7 +20,9 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
   static flags = {
     port: Flags.integer({description: 'port on 127.0.0.1 (0: a free one)', min: 0, max: 65535, default: DEFAULT_LISTEN_PORT}),
     'forward-to': Flags.string({description: 'your app\'s callback URL: verified callbacks are relayed to it and answered with its answer'}),
-    events: Flags.string({description: 'only these events, comma-separated, * as a wildcard (pay.success,refund.*); others are acknowledged but neither shown nor forwarded'}),
+    events: Flags.string({
+      description: 'only these events, comma-separated, * as a wildcard (pay.success,refund.*); others are acknowledged but neither shown nor forwarded. A partial split arrives as alloc.success (data.status partial): there is no alloc.partial event to ask for',
+    }),
     'print-body': Flags.boolean({description: 'show the raw body (the query string for easy_pay) of each callback'}),
     profile: profileFlags.profile,
     'platform-public-key': profileFlags['platform-public-key'],
@@ -32,6 +34,10 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
     const forwardTo = flags['forward-to']
     if (forwardTo !== undefined && !/^https?:\/\/[^/?#]+/.test(forwardTo)) {
       throw new UsageError('invalid input', [{field: 'forwardTo', message: 'must be an http(s) URL'}])
+    }
+    const events = flags.events?.split(',').map((e) => e.trim()).filter(Boolean)
+    if (events?.includes('alloc.partial')) {
+      throw new UsageError('invalid input', [{field: 'events', message: 'alloc.partial is not an event: a partial split arrives as alloc.success with data.status partial (protocol notes §5); ask for alloc.success'}])
     }
     const profile = await this.resolveProfile(flags)
     const {platformKey} = profile
@@ -45,7 +51,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
         platformKey,
         md5Key,
         forwardTo,
-        events: flags.events?.split(',').map((e) => e.trim()).filter(Boolean),
+        events,
         onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
       })
     } catch (error) {

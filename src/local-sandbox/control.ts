@@ -1,15 +1,87 @@
 // Starting, stopping and driving the local sandbox from the CLI. The sandbox runs as its own
 // background process; the CLI finds it through the runtime file it publishes, never by import.
 import {spawn} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {get as httpGet} from 'node:http'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {CONTROL_SECRET_HEADER, sandboxDir, sandboxPortFile, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {PlatformError, TransportError, UsageError} from '../errors.js'
 
 const DAEMON = fileURLToPath(new URL('../sandbox/main.js', import.meta.url))
 const START_TIMEOUT_MS = 20_000
+
+/**
+ * Which sandbox a command uses: its data folder (`--data-dir`, else UNIPAY_SANDBOX_DIR, else the
+ * CLI's own data folder, `home`). A sandbox started for another folder leaves word of itself in
+ * `home`, so that a command aimed at `home` finds it instead of starting a second one unawares.
+ */
+export interface SandboxLocation {
+  dataDir: string
+  home: string
+}
+
+export const SANDBOX_DIR_ENV = 'UNIPAY_SANDBOX_DIR'
+
+export function locateSandbox(home: string, dataDirFlag?: string, env: NodeJS.ProcessEnv = process.env): SandboxLocation {
+  const chosen = dataDirFlag || env[SANDBOX_DIR_ENV] || undefined
+  return {dataDir: chosen ? resolve(chosen) : home, home}
+}
+
+const elsewhereDir = (home: string) => join(sandboxDir(home), 'elsewhere')
+
+/** Notes in `home` that a sandbox runs for another data folder (removed once it no longer runs). */
+function noteElsewhere(location: SandboxLocation): void {
+  if (location.dataDir === location.home) return
+  const dir = elsewhereDir(location.home)
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  writeFileSync(join(dir, createHash('sha256').update(location.dataDir).digest('hex').slice(0, 16)), location.dataDir, {mode: 0o600})
+}
+
+/** The sandboxes started for other data folders that still run, each with its folder. */
+export async function sandboxesElsewhere(home: string): Promise<SandboxRuntime[]> {
+  const dir = elsewhereDir(home)
+  const found: SandboxRuntime[] = []
+  let notes: string[]
+  try {
+    notes = readdirSync(dir)
+  } catch {
+    return found
+  }
+  for (const note of notes) {
+    const file = join(dir, note)
+    let dataDir: string
+    try {
+      dataDir = readFileSync(file, 'utf8')
+    } catch {
+      continue
+    }
+    const runtime = readRuntime(dataDir)
+    if (runtime && (await responds(runtime.url))) found.push({...runtime, dataDir})
+    else rmSync(file, {force: true})
+  }
+  return found
+}
+
+/**
+ * The sandbox a command reaches: the one running for its folder; for the CLI's own folder with
+ * none running there, the one running for another folder (`sandbox start --data-dir`), said in a
+ * notice, when exactly one does (several: refused, exit 2, naming them). Undefined when none runs.
+ */
+export async function findRunning(location: SandboxLocation, notice: (message: string) => void): Promise<SandboxRuntime | undefined> {
+  const here = readRuntime(location.dataDir)
+  if (here && (await responds(here.url))) return here
+  if (location.dataDir !== location.home) return undefined
+  const others = await sandboxesElsewhere(location.home)
+  if (others.length > 1) {
+    throw new UsageError(`no sandbox runs for ${location.home}, and several run for other folders (${others.map(describe).join('; ')}): give --data-dir (or set ${SANDBOX_DIR_ENV}) to choose one`)
+  }
+  if (others.length === 1) notice(`using the sandbox running for ${describe(others[0])}: none runs for ${location.home} (--data-dir chooses)`)
+  return others[0]
+}
+
+const describe = (runtime: SandboxRuntime) => `${runtime.dataDir} (pid ${runtime.pid}, ${runtime.url})`
 
 export interface StartSettings {
   port?: number
@@ -57,14 +129,27 @@ function responds(url: string): Promise<boolean> {
   })
 }
 
-/** Returns the running sandbox, starting it in the background first when needed. */
+/**
+ * Returns the sandbox a command reaches (see findRunning), starting it in the background first
+ * when none runs. A start asked for (`explicit`: `sandbox start`) starts one for its own folder,
+ * and says so when another runs for another folder: a second sandbox is never started unawares.
+ */
 export async function ensureSandbox(
-  dataDir: string,
+  location: SandboxLocation,
   settings: StartSettings = {},
   notice: (message: string) => void = () => {},
+  {explicit = false} = {},
 ): Promise<{runtime: SandboxRuntime; started: boolean}> {
-  const running = readRuntime(dataDir)
-  if (running && (await responds(running.url))) return {runtime: running, started: false}
+  const {dataDir} = location
+  if (explicit) {
+    const running = readRuntime(dataDir)
+    if (running && (await responds(running.url))) return {runtime: running, started: false}
+    const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
+    if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
+  } else {
+    const running = await findRunning(location, notice)
+    if (running) return {runtime: running, started: false}
+  }
   const dir = sandboxDir(dataDir)
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const lock = join(dir, 'start.lock')
@@ -103,6 +188,7 @@ export async function ensureSandbox(
         if (remembered && settings.port === undefined && port !== remembered) {
           notice(`port ${remembered} is taken: the sandbox now listens on ${port}, so links printed earlier no longer work (\`sandbox start --port\` fixes a port)`)
         }
+        noteElsewhere(location)
         return {runtime, started: true}
       }
       if (child.exitCode !== null) break
@@ -132,11 +218,15 @@ export interface ForegroundSettings extends StartSettings {
  * Runs the sandbox in this terminal (a container, a CI job): its output on ours, SIGTERM and
  * SIGINT passed on so it stops cleanly. Resolves with its exit code.
  */
-export async function runForeground(dataDir: string, settings: ForegroundSettings): Promise<number> {
+export async function runForeground(location: SandboxLocation, settings: ForegroundSettings, notice: (message: string) => void = () => {}): Promise<number> {
+  const {dataDir} = location
   const running = readRuntime(dataDir)
   if (running && (await responds(running.url))) {
     throw new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
   }
+  const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
+  if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
+  noteElsewhere(location)
   mkdirSync(sandboxDir(dataDir), {recursive: true, mode: 0o700})
   const remembered = rememberedPort(dataDir)
   const portArgs = settings.port !== undefined ? ['--port', String(settings.port)] : remembered ? ['--preferred-port', String(remembered)] : []

@@ -22,6 +22,10 @@ export interface SandboxCredentials {
   epayV2BaseUrl: string
   /** The V1 MD5 key: its characters alone, no trailing newline. */
   epayV1Md5KeyFile?: string
+  /** Receiver amounts of this merchant's allocations, in requests and answers (`sandbox merchants set`). */
+  allocAmountUnit: AllocAmountUnit
+  /** Every merchant of the sandbox, with its allocation amount unit. */
+  merchants: {mchNo: string; appId: string; allocAmountUnit: AllocAmountUnit}[]
 }
 
 /** Bare Base64 of a PEM key, written beside it (0600) when missing or out of date; its path. */
@@ -38,8 +42,10 @@ function base64KeyFile(pemFile: string): string {
   return file
 }
 
+type AllocAmountUnit = 'yuan' | 'cents'
+
 /** The credentials of a running sandbox (writes the private key's Base64 file when needed). */
-export function sandboxCredentials(runtime: SandboxRuntime): SandboxCredentials {
+export function sandboxCredentials(runtime: SandboxRuntime, merchants: SandboxCredentials['merchants']): SandboxCredentials {
   const base = (path: string) => `${runtime.url}${path.slice(0, path.lastIndexOf('/') + 1)}`
   return {
     baseUrl: runtime.url,
@@ -54,6 +60,9 @@ export function sandboxCredentials(runtime: SandboxRuntime): SandboxCredentials 
     // V2 clients append `api/pay/create` and the like to their base
     epayV2BaseUrl: `${runtime.url}${EPAY_V2_PREFIX.replace(/api\/pay\/$/, '')}`,
     epayV1Md5KeyFile: runtime.merchant.md5KeyFile,
+    allocAmountUnit: merchants.find((m) => m.mchNo === runtime.merchant.mchNo)?.allocAmountUnit ?? 'yuan',
+    // this merchant first
+    merchants: [...merchants].sort((a, b) => Number(b.mchNo === runtime.merchant.mchNo) - Number(a.mchNo === runtime.merchant.mchNo)),
   }
 }
 
@@ -69,6 +78,8 @@ const ENV_NAMES: Record<keyof SandboxCredentials, string> = {
   epayV1BaseUrl: 'UNIPAY_SANDBOX_EPAY_V1_BASE_URL',
   epayV2BaseUrl: 'UNIPAY_SANDBOX_EPAY_V2_BASE_URL',
   epayV1Md5KeyFile: 'UNIPAY_SANDBOX_EPAY_MD5_KEY_FILE',
+  allocAmountUnit: 'UNIPAY_SANDBOX_ALLOC_AMOUNT_UNIT',
+  merchants: '',
 }
 
 /** One `NAME=value` line per credential (the PEM, multi-line, only as bare Base64), ready for a .env file. */
@@ -82,7 +93,7 @@ export function credentialsAsEnv(credentials: SandboxCredentials): string {
 /** Java-style `unipay.sandbox.key=value` lines, for a Spring or plain properties file. */
 export function credentialsAsProperties(credentials: SandboxCredentials): string {
   return (Object.keys(credentials) as (keyof SandboxCredentials)[])
-    .filter((key) => key !== 'platformPublicKeyPem' && credentials[key] !== undefined)
+    .filter((key) => key !== 'platformPublicKeyPem' && key !== 'merchants' && credentials[key] !== undefined)
     .map((key) => `unipay.sandbox.${key}=${String(credentials[key]).replace(/\\/g, '\\\\').replace(/:/g, '\\:').replace(/=/g, '\\=')}`)
     .join('\n')
 }

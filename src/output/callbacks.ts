@@ -1,8 +1,8 @@
 // The sandbox's callbacks as table rows, for `sandbox callbacks list` and `resend`.
-import type {Notification} from '../protocol/notifications.js'
+import {attemptOutcome, type Notification} from '../protocol/notifications.js'
 import {formatGmt8} from '../protocol/time.js'
 
-const HEADERS = ['id', 'event', 'url', 'state', 'attempts', 'last status', 'next attempt']
+const HEADERS = ['id', 'event', 'url', 'state', 'attempts', 'last answer', 'next attempt']
 
 /** `shortIds`: on a terminal the first 8 characters of the id, which `resend` accepts. */
 export function callbackRows(callbacks: Notification[], shortIds: boolean): {headers: string[]; rows: string[][]} {
@@ -14,7 +14,7 @@ export function callbackRows(callbacks: Notification[], shortIds: boolean): {hea
       callback.url,
       callback.state,
       String(callback.attempts.length),
-      last ? String(last.httpStatus ?? last.error ?? '') : '-',
+      last ? attemptOutcome(last) : '-',
       callback.nextAttemptAt === undefined ? '-' : formatGmt8(new Date(callback.nextAttemptAt)),
     ]
   })

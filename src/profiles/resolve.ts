@@ -3,7 +3,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import type {KeyObject} from 'node:crypto'
 import {ConfigError} from '../errors.js'
-import {ensureSandbox, type StartSettings} from '../local-sandbox/control.js'
+import {ensureSandbox, locateSandbox, type StartSettings} from '../local-sandbox/control.js'
 import {KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 import {LOCAL_PROFILE, type Environment, type Profile} from './model.js'
 import type {ProfileStore} from './store.js'
@@ -87,7 +87,8 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
   if (sources.platformPublicKeyFile === 'flag' || sources.platformPublicKeyFile === 'env') delete settings.platformPublicKey
 
   if (settings.environment === 'local' && input.startSandbox !== false) {
-    const {runtime} = await ensureSandbox(input.dataDir, input.sandboxSettings, input.notice)
+    // the sandbox UNIPAY_SANDBOX_DIR names, as every `sandbox` command uses
+    const {runtime} = await ensureSandbox(locateSandbox(input.dataDir, undefined, env), input.sandboxSettings, input.notice)
     const fill = (key: keyof Profile, value: string) => {
       if (settings[key] === undefined) {
         ;(settings as unknown as Record<string, unknown>)[key] = value

@@ -122,8 +122,11 @@ export interface AllocDetail {
 export interface AllocOrderAnswer {
   allocNo: string
   bizAllocNo: string
+  /** The channel's number for the split, once it answered. */
+  outAllocNo?: string
   tradeNo?: string
   bizOrderNo?: string
+  channel?: string
   title?: string
   description?: string
   amount?: number

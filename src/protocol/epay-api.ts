@@ -7,6 +7,9 @@ import {MAX_PAY_CENTS, MoneyFormatError} from './money.js'
 
 export type EpayVersion = 'v1' | 'v2'
 
+/** Every V1 path is under it (its answers succeed with code 1). */
+export const EPAY_V1_PREFIX = '/epay/api/v1/'
+
 export const EPAY_V1_PATHS = {
   submit: '/epay/api/v1/submit.php',
   create: '/epay/api/v1/mapi.php',

@@ -42,6 +42,9 @@ export interface BoundReceiver {
   boundAt: string
 }
 
+/** The channel merchant numbers a sandbox merchant has (a channelMchNo outside them is 20023). */
+export const SANDBOX_CHANNEL_MCH_NOS = ['CM_SANDBOX', 'CM1', 'CM2']
+
 /** The header carrying the per-start control secret on every `/_sandbox/*` call. */
 export const CONTROL_SECRET_HEADER = 'x-unipay-sandbox-secret'
 

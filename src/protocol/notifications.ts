@@ -9,6 +9,16 @@ export interface Attempt {
   acknowledged: boolean
 }
 
+/**
+ * What the receiver made of an attempt, in words: `acknowledged 200`, `refused: HTTP 200 "fail"`
+ * (a 2xx whose body is not SUCCESS is a refusal, retried on the schedule), or the error.
+ */
+export function attemptOutcome(attempt: Attempt): string {
+  if (attempt.httpStatus === undefined) return attempt.error ?? 'no answer'
+  if (attempt.acknowledged) return `acknowledged ${attempt.httpStatus}`
+  return `refused: HTTP ${attempt.httpStatus} ${JSON.stringify(attempt.bodyExcerpt ?? '')}`
+}
+
 export interface Notification {
   id: string
   event: string

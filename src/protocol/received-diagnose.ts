@@ -3,9 +3,9 @@
 // name the ones the signature verifies. A function of (body, string used) only, so it holds
 // whichever field set the platform signs over.
 import type {KeyObject} from 'node:crypto'
-import {canonicalString} from './canonical.js'
+import {canonicalPairs, canonicalString, joinPairs, type Pair} from './canonical.js'
 import {variants} from './diagnose.js'
-import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
+import {isLosslessNumber, stringifyJson, type JsonObject, type JsonValue} from './json.js'
 import {keyFingerprint} from './keys.js'
 import {verifyString} from './signature.js'
 
@@ -67,7 +67,63 @@ function numberCandidates(body: JsonObject): Candidate[] {
   ]
 }
 
-export function diagnoseReceivedSignature(body: JsonObject, stringToSign: string, signature: string, key: KeyObject): ReceivedSignatureDiagnosis {
+/**
+ * One value signed in another form than it was sent, each tried alone and named: cents sent but
+ * yuan signed (150 sent, 1.50 or 1.5 signed), or yuan sent but cents signed (1.5 sent, 150 signed).
+ */
+function valueCandidates(pairs: Pair[]): Candidate[] {
+  const out: Candidate[] = []
+  pairs.forEach(([key, value], index) => {
+    const forms: [signed: string, why: string][] = []
+    if (/^-?\d+$/.test(value)) {
+      const yuan = Number(value) / 100
+      forms.push([yuan.toFixed(2), 'yuan signed, cents sent'], [String(yuan), 'yuan signed, cents sent'])
+    } else if (/^-?\d+\.\d{1,2}$/.test(value)) {
+      forms.push([String(Math.round(Number(value) * 100)), 'cents signed, yuan sent'])
+    }
+    for (const [signed, why] of forms) {
+      const text = joinPairs(pairs.map((pair, i): Pair => (i === index ? [key, signed] : pair)))
+      out.push({cause: `a value signed in another form than it was sent: ${key} signed as ${signed} but sent as ${value} (${why}); sign exactly the values you send`, text})
+    }
+  })
+  return out
+}
+
+/** The JSON text of the body signed instead of the string to sign: as sent (without `sign`), compact, or with sorted keys. */
+function jsonTextCandidates(body: JsonObject, rawText: string | undefined): Candidate[] {
+  const cause = 'the JSON text of the body was signed instead of the string to sign (the fields flattened to key=value, sorted and joined with &)'
+  const {sign: _sign, ...unsigned} = body
+  const sorted = Object.fromEntries(Object.entries(unsigned).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  const texts = [stringifyJson(unsigned), stringifyJson(sorted)]
+  // the text as sent, with the `sign` member cut out (the client added it after signing)
+  if (rawText) texts.push(rawText.replace(/,\s*"sign"\s*:\s*"[^"]*"|"sign"\s*:\s*"[^"]*"\s*,?/, '').trim())
+  return texts.map((text) => ({cause, text}))
+}
+
+/** Values (and keys) form-encoded as a query string is (`+` for a space, brackets encoded), PHP's http_build_query for one. */
+function formEncodedCandidates(pairs: Pair[]): Candidate[] {
+  const values = pairs.map(([key, value]) => `${key}=${new URLSearchParams({v: value}).toString().slice(2)}`).join('&')
+  return [
+    {cause: 'values form-encoded (a space as +, as a query string is): the rule signs them verbatim', text: values},
+    {cause: 'the string to sign built as a query string (keys and values form-encoded, e.g. goodsDetail%5B0%5D): the rule signs them verbatim', text: new URLSearchParams(pairs).toString()},
+  ]
+}
+
+/** A signature that is hex rather than Base64, or of another length than this key makes. */
+function signatureFormCause(signature: string, strings: string[], key: KeyObject): string | undefined {
+  const bytes = (key.asymmetricKeyDetails?.modulusLength ?? 2048) / 8
+  if (/^[0-9a-fA-F]+$/.test(signature) && signature.length === bytes * 2) {
+    const base64 = Buffer.from(signature, 'hex').toString('base64')
+    if (strings.some((text) => verifyString(text, base64, key))) return 'the signature was sent hex-encoded: send it in standard Base64'
+  }
+  const length = Buffer.from(signature, 'base64').length
+  if (length !== bytes) {
+    return `the signature is ${length} bytes, where this merchant's registered ${bytes * 8}-bit key makes ${bytes}: it was made with another key (another size), or it is not standard Base64`
+  }
+  return undefined
+}
+
+export function diagnoseReceivedSignature(body: JsonObject, stringToSign: string, signature: string, key: KeyObject, rawText?: string): ReceivedSignatureDiagnosis {
   const fields = signedFields(stringToSign)
   const covered = new Set(fields)
   const signedPart: JsonObject = {}
@@ -81,7 +137,14 @@ export function diagnoseReceivedSignature(body: JsonObject, stringToSign: string
       text: canonicalString(body),
     })
   }
-  candidates.push(...numberCandidates(signedPart), ...variants(signedPart).map((v) => ({cause: v.explanation, text: v.text})))
+  const pairs = canonicalPairs(signedPart)
+  candidates.push(
+    ...numberCandidates(signedPart),
+    ...valueCandidates(pairs),
+    ...jsonTextCandidates(body, rawText),
+    ...formEncodedCandidates(pairs),
+    ...variants(signedPart).map((v) => ({cause: v.explanation, text: v.text})),
+  )
   if (outside.length > 0) candidates.push(...numberCandidates(body), ...variants(body).map((v) => ({cause: `${v.explanation}; and fields outside the signed set (${outside.join(', ')}) were signed`, text: v.text})))
   const causes: string[] = []
   const tried = new Set([stringToSign])
@@ -90,9 +153,11 @@ export function diagnoseReceivedSignature(body: JsonObject, stringToSign: string
     tried.add(text)
     if (verifyString(text, signature, key) && !causes.includes(cause)) causes.push(cause)
   }
+  const form = causes.length === 0 ? signatureFormCause(signature, [stringToSign, ...tried], key) : undefined
+  if (form) causes.push(form)
   if (causes.length === 0) {
     causes.push(
-      `key mismatch, or the body changed after signing: no variant a common client produces verifies with the merchant's registered key (${keyFingerprint(key)}); run \`unipay ping\` with your key and compare its string to sign with this one`,
+      `nothing tried explains it: none of ${tried.size} strings a client may have signed (numbers, values, JSON text, encodings, nulls, order, fields) verifies with the merchant's registered key (${keyFingerprint(key)}), so the key that signed is likely not that one, or the body changed after signing; run \`unipay ping\` with your key and compare its string to sign with this one`,
     )
   }
   return {stringToSign, fields, causes}

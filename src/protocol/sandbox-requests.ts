@@ -1,5 +1,6 @@
 // A request the sandbox received, as `GET /_sandbox/requests` serves it: shared by the sandbox
 // (which records and, in the foreground, prints them) and the CLI (`sandbox logs`).
+import {EPAY_V1_PREFIX} from './epay-api.js'
 import {printableValue as v} from './printable.js'
 import type {ReceivedSignatureDiagnosis} from './received-diagnose.js'
 import {formatGmt8} from './time.js'
@@ -18,6 +19,13 @@ export interface RequestLogEntry {
   durationMs: number
   /** For a refused signature: the sandbox's string to sign and the likeliest causes. */
   signature?: ReceivedSignatureDiagnosis
+}
+
+/** Whether a request's answer was not a success: an HTTP error, a cut answer, or a code other than 0 (epay V1 succeeds with 1, and fails with -1). */
+export function requestFailed(entry: Pick<RequestLogEntry, 'status' | 'code' | 'path'>): boolean {
+  if (entry.status >= 400 || entry.status === 0) return true
+  if (entry.code === undefined) return false
+  return entry.path.startsWith(EPAY_V1_PREFIX) ? entry.code !== '1' : entry.code !== '0'
 }
 
 /**

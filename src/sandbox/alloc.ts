@@ -38,6 +38,9 @@ export interface Allocation {
   description?: string
   attach?: string
   notifyUrl?: string
+  /** The paid order's channel, and the channel's own number for the split once it answered. */
+  channel?: string
+  outAllocNo?: string
   /** Cents reserved from the order while processing or allocated once settled. */
   amountCents: number
   status: 'processing' | 'success' | 'partial' | 'fail'
@@ -57,11 +60,11 @@ export type AllocAmountUnit = 'yuan' | 'cents'
 
 /** The allocation as answered: the total and every receiver amount in the merchant's unit. */
 export function allocOrderResult(a: Allocation, unit: AllocAmountUnit = 'yuan') {
-  const {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, status, errorMsg, finishTime, attach} = a
+  const {allocNo, bizAllocNo, outAllocNo, tradeNo, bizOrderNo, channel, title, description, status, errorMsg, finishTime, attach} = a
   // receiver amounts are kept in yuan, as the spec writes them
   const details = unit === 'cents' ? a.details.map((d) => ({...d, amount: yuanToCents(String(d.amount))})) : a.details
   const amount = unit === 'cents' ? a.amountCents : a.amountCents / 100
-  return {allocNo, bizAllocNo, tradeNo, bizOrderNo, title, description, amount, status, errorMsg, finishTime, attach, details}
+  return {allocNo, bizAllocNo, outAllocNo, tradeNo, bizOrderNo, channel, title, description, amount, status, errorMsg, finishTime, attach, details}
 }
 
 /** The wallets each receiver type exists in (spec, allocation receiverType). */
@@ -158,7 +161,9 @@ export class AllocService {
       title: request.title,
       description: request.description,
       attach: request.attach,
-      notifyUrl: request.notifyUrl ?? order.notifyUrl,
+      // the payment's notifyUrl serves its refunds only (notes §5): a split without its own sends nothing
+      notifyUrl: request.notifyUrl,
+      channel: order.channel,
       amountCents: cents,
       status: 'processing',
       details: request.receivers.map((r) => ({...r, result: 'processing'})),
@@ -198,6 +203,7 @@ export class AllocService {
         status,
         finishTime,
         settleAt: undefined,
+        outAllocNo: status === 'fail' ? undefined : `CHA${allocation.allocNo.slice(2)}`,
         errorMsg: status === 'fail' ? 'every receiver was refused' : undefined,
       }
       store.put('allocations', settled.allocNo, settled)

@@ -56,7 +56,9 @@ export function createSandboxApp(options: SandboxOptions) {
   const now = () => new Date(realNow().getTime() + clockOffsetMs)
   const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
   const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now, signingNow: realNow})
-  const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl})
+  const clockOffset = () => clockOffsetMs
+  // pay and gateway orders share one bizOrderNo space (notes §4); the gateway is built after pay
+  const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl, clockOffsetMs: clockOffset, gatewayOrderNoOf: (mchNo, bizOrderNo) => gateway.orderNoOf(mchNo, bizOrderNo)})
   const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const loginKey = createPrivateKey(options.loginPrivateKeyPem)
   const management = new Management({
@@ -69,7 +71,7 @@ export function createSandboxApp(options: SandboxOptions) {
   })
   const allocs = new AllocService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
   const transfers = new TransferService({store, notifier, now, timeScale: options.timeScale ?? 1, publicUrl: options.publicUrl})
-  const gateway = new GatewayService({store, notifier, pay, now, publicUrl: options.publicUrl})
+  const gateway: GatewayService = new GatewayService({store, notifier, pay, now, publicUrl: options.publicUrl, clockOffsetMs: clockOffset})
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
   const pages = createPages({gateway, pay, auth: authSessions, now, publicUrl: options.publicUrl})
   const replay = new ReplayGuard(realNow, store)

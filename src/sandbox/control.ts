@@ -54,6 +54,7 @@ interface ControlRoute {
   path: string | RegExp
   /** The JSON body of a POST, or the query of a GET or DELETE. */
   input: z.ZodType
+  /** Its answer, or a promise of it (a callback resent answers once the attempt is made). */
   handle(input: unknown, params: string[]): unknown
 }
 
@@ -92,6 +93,8 @@ const merchantBody = object({
   mchNo: z.string({error: '1-32 letters, digits, _ or -'}).regex(/^[A-Za-z0-9_-]{1,32}$/, {error: '1-32 letters, digits, _ or -'}),
   appId: z.string().optional(),
   publicKeyPem: z.string({error: 'not an RSA public key'}).optional(),
+  /** Replace a merchant of that number (its keys, its app): refused without it. */
+  force: z.boolean().optional(),
 })
 const settingsBody = object({mchNo: z.string().optional(), allocAmountUnit: z.enum(['yuan', 'cents'], {error: 'yuan or cents'}).optional()})
 const receiverBody = object({
@@ -107,7 +110,7 @@ const triggerBody = object({
   notifyUrl: z.string({error: 'an http(s) address'}).regex(/^https?:\/\/\S+$/, {error: 'an http(s) address'}),
   mchNo: z.string().optional(),
 })
-const requestsQuery = object({after: z.string().optional(), limit: z.string().optional()})
+const requestsQuery = object({after: z.string().optional(), limit: z.string().optional(), failed: z.string().optional()})
 
 export function createControl(deps: ControlDeps) {
   const {store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, clock, registerMerchant} = deps
@@ -126,8 +129,9 @@ export function createControl(deps: ControlDeps) {
       clock.advance(advanceMs)
       return clockNow()
     }),
-    route('POST', /^\/_sandbox\/transfers\/([^/]+)\/confirm$/, noInput, (_, [transferNo]) => transferOrderResult(transfers.confirm(transferNo))),
-    route('POST', /^\/_sandbox\/transfers\/([^/]+)\/reject$/, noInput, (_, [transferNo]) => transferOrderResult(transfers.reject(transferNo))),
+    // the payee's moves, by transferNo or the merchant's bizTransferNo
+    route('POST', /^\/_sandbox\/transfers\/([^/]+)\/confirm$/, noInput, (_, [ref]) => transferOrderResult(transfers.confirm(transfers.findAnyMerchant(ref).transferNo))),
+    route('POST', /^\/_sandbox\/transfers\/([^/]+)\/reject$/, noInput, (_, [ref]) => transferOrderResult(transfers.reject(transfers.findAnyMerchant(ref).transferNo))),
     route('POST', '/_sandbox/gateway/close', orderBody, ({order}) =>
       gatewayOrderResult(gateway.close(gateway.findAnyMerchant(order) ?? fail(20041, `no gateway order ${order}`))),
     ),
@@ -145,14 +149,21 @@ export function createControl(deps: ControlDeps) {
       knownMerchant(mchNo)
       return management.addUser(account, password, mchNo)
     }),
-    route('POST', '/_sandbox/merchants', merchantBody, ({mchNo, appId = `A${mchNo}`, publicKeyPem = ''}) => {
+    route('GET', '/_sandbox/merchants', noInput, () =>
+      store.values<Merchant>('merchants').map(({mchNo, defaultAppId, allocAmountUnit = 'yuan'}) => ({mchNo, appId: defaultAppId, allocAmountUnit})),
+    ),
+    route('POST', '/_sandbox/merchants', merchantBody, ({mchNo, appId = `A${mchNo}`, publicKeyPem = '', force}) => {
       try {
         loadPublicKey(publicKeyPem)
       } catch {
         badInput(10506, 'publicKeyPem: not an RSA public key')
       }
+      const existing = store.get<Merchant>('merchants', mchNo)
+      if (existing && !force) {
+        refuse(409, 10507, `merchant ${mchNo} already exists (app ${existing.defaultAppId}); replacing it changes the key every client of it signs with`)
+      }
       registerMerchant({mchNo, appIds: [appId], defaultAppId: appId, publicKeyPem})
-      return {mchNo, appId}
+      return {mchNo, appId, replaced: existing !== undefined}
     }),
     route('POST', '/_sandbox/merchants/settings', settingsBody, ({mchNo = '', allocAmountUnit}) => {
       const merchant = knownMerchant(mchNo)
@@ -178,14 +189,16 @@ export function createControl(deps: ControlDeps) {
     route('POST', '/_sandbox/trigger', triggerBody, ({event, notifyUrl, mchNo = ''}) => {
       const merchant = knownMerchant(mchNo)
       const objects = trigger({store, pay, refunds, allocs, transfers}, {event, notifyUrl, mchNo: merchant.mchNo, appId: merchant.defaultAppId})
-      return {event, ...objects}
+      // the callback's own event: a partial split is sent as alloc.success (notes §5)
+      return event === 'alloc.partial' ? {event: 'alloc.success', dataStatus: 'partial', ...objects} : {event, ...objects}
     }),
-    route('GET', '/_sandbox/requests', requestsQuery, ({after, limit}) => {
+    route('GET', '/_sandbox/requests', requestsQuery, ({after, limit, failed}) => {
       const from = Number(after ?? 0)
-      return requestLog.since(Number.isSafeInteger(from) ? from : 0, Number(limit ?? 500) || 500)
+      return requestLog.since(Number.isSafeInteger(from) ? from : 0, Number(limit ?? 500) || 500, failed === 'true')
     }),
     route('GET', '/_sandbox/notifications', noInput, () => store.values('notifications')),
-    route('POST', /^\/_sandbox\/notifications\/([^/]+)\/resend$/, noInput, (_, [id]) => notifier.resend(id) ?? refuse(404, 10405, `no notification ${id}`)),
+    // answered once the attempt is made, with it in the log
+    route('POST', /^\/_sandbox\/notifications\/([^/]+)\/resend$/, noInput, async (_, [id]) => (await notifier.resendNow(id)) ?? refuse(404, 10405, `no notification ${id}`)),
   ]
 
   function find(method: string, path: string): {route: ControlRoute; params: string[]} | undefined {
@@ -215,7 +228,7 @@ export function createControl(deps: ControlDeps) {
 
   return {
     /** Answers a control call: the guard first, then the route's schema, then its handler. */
-    handle(method: string, path: string, headers: IncomingHttpHeaders, rawText: string, query: URLSearchParams): ControlAnswer {
+    async handle(method: string, path: string, headers: IncomingHttpHeaders, rawText: string, query: URLSearchParams): Promise<ControlAnswer> {
       const refusal = controlRefusal(method, headers, deps.controlSecret, deps.hosts(), rawText !== '')
       if (refusal) return failure(403, 403, refusal)
       const found = find(method, path)
@@ -227,7 +240,7 @@ export function createControl(deps: ControlDeps) {
         return failure(400, 10506, `path: ${path} is not properly percent-encoded`)
       }
       try {
-        return {status: 200, body: found.route.handle(input(found.route, rawText, query), params)}
+        return {status: 200, body: await found.route.handle(input(found.route, rawText, query), params)}
       } catch (error) {
         if (error instanceof HttpFailure) return failure(error.httpStatus, error.code, error.message)
         if (error instanceof PlatformFailure) return failure(200, error.code, error.message)

@@ -132,8 +132,8 @@ export function sandboxRoutes(parts: RouteParts): Route[] {
     {
       name: 'control',
       matches: (_, url) => url.pathname.startsWith('/_sandbox/'),
-      handle(x) {
-        const answer = control.handle(x.method, x.url.pathname, x.req.headers, x.rawText, x.url.searchParams)
+      async handle(x) {
+        const answer = await control.handle(x.method, x.url.pathname, x.req.headers, x.rawText, x.url.searchParams)
         x.send(answer.status, JSON.stringify(answer.body))
       },
     },

@@ -6,9 +6,10 @@ import type {GatewayOrderResult} from '../protocol/answers.js'
 import {canonicalString} from '../protocol/canonical.js'
 import type {GatewayPrePayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
+import {DueQueue} from './due.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
-import type {PayService} from './pay.js'
+import {checkExpiry, productOf, type PayService} from './pay.js'
 import type {Store} from './store.js'
 
 export type GatewayStatus = 'wait_pay' | 'paying' | 'paid' | 'failed' | 'closed' | 'expired'
@@ -105,17 +106,22 @@ export interface GatewayDeps {
   pay: PayService
   now: () => Date
   publicUrl: () => string
+  clockOffsetMs?: () => number
 }
 
 export class GatewayService {
   private readonly byBizOrderNo = new Map<string, string>()
-  private readonly open = new Set<string>()
+  /** GT... trade number -> GW... order number, once a method is picked (notes §3). */
+  private readonly byTradeNo = new Map<string, string>()
+  /** Open orders by expiry: the sweep looks only at those due. */
+  private readonly expiries = new DueQueue()
   private expiryTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly deps: GatewayDeps) {
     for (const order of deps.store.values<GatewayOrder>('gatewayOrders')) {
       this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
-      if (isOpen(order)) this.open.add(order.orderNo)
+      if (order.tradeNo) this.byTradeNo.set(order.tradeNo, order.orderNo)
+      if (isOpen(order)) this.dueAt(order)
     }
   }
 
@@ -147,10 +153,12 @@ export class GatewayService {
       if (existing.requestDigest !== digest) fail(10507, `bizOrderNo ${request.bizOrderNo} was already used with different parameters`)
       return existing
     }
-    const createdAt = now()
-    if (request.expiredTime && parseGmt8(request.expiredTime)!.getTime() <= createdAt.getTime()) {
-      fail(10506, 'expiredTime: must be in the future')
+    if (this.deps.pay.hasBizOrderNo(request.mchNo, request.bizOrderNo)) {
+      const payment = this.deps.pay.find(request.mchNo, {bizOrderNo: request.bizOrderNo})
+      fail(10507, `bizOrderNo ${request.bizOrderNo} is already used by payment order ${payment.orderNo}: pay orders and gateway orders share one bizOrderNo space per merchant`)
     }
+    const createdAt = now()
+    checkExpiry(request.expiredTime, createdAt, this.deps.clockOffsetMs?.())
     const seq = (store.get<number>('meta', 'gatewaySequence') ?? 0) + 1
     store.put('meta', 'gatewaySequence', seq)
     const order: GatewayOrder = {
@@ -177,12 +185,23 @@ export class GatewayService {
     }
     this.save(order)
     this.byBizOrderNo.set(key, order.orderNo)
+    this.dueAt(order)
     return order
   }
 
-  /** orderNo wins over bizOrderNo (spec). */
+  private dueAt(order: GatewayOrder): void {
+    const expiry = parseGmt8(order.expiredTime)
+    if (expiry) this.expiries.add(order.orderNo, expiry.getTime())
+  }
+
+  /** The gateway order holding a bizOrderNo, if any. */
+  orderNoOf(mchNo: string, bizOrderNo: string): string | undefined {
+    return this.byBizOrderNo.get(`${mchNo}\u0000${bizOrderNo}`)
+  }
+
+  /** orderNo wins over bizOrderNo (spec); an orderNo may be the order's GT... trade number. */
   find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder {
-    const orderNo = ref.orderNo || this.byBizOrderNo.get(`${mchNo}\u0000${ref.bizOrderNo ?? ''}`)
+    const orderNo = ref.orderNo ? (this.byTradeNo.get(ref.orderNo) ?? ref.orderNo) : this.byBizOrderNo.get(`${mchNo}\u0000${ref.bizOrderNo ?? ''}`)
     const order = orderNo ? this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo) : undefined
     if (!order || order.mchNo !== mchNo) return fail(20041, 'gateway order not found')
     return this.expireIfDue(order)
@@ -209,7 +228,7 @@ export class GatewayService {
       status: 'paying',
       channel,
       method,
-      product: method.slice(channel.length + 1).toUpperCase(),
+      product: productOf(method),
       tradeNo: `GT${order.orderNo.slice(2)}`,
     })
   }
@@ -288,8 +307,7 @@ export class GatewayService {
 
   private save(order: GatewayOrder): GatewayOrder {
     this.deps.store.put('gatewayOrders', order.orderNo, order)
-    if (isOpen(order)) this.open.add(order.orderNo)
-    else this.open.delete(order.orderNo)
+    if (order.tradeNo) this.byTradeNo.set(order.tradeNo, order.orderNo)
     return order
   }
 
@@ -301,7 +319,7 @@ export class GatewayService {
   }
 
   expireDue(): void {
-    for (const orderNo of this.open) {
+    for (const orderNo of this.expiries.takeDue(this.deps.now().getTime())) {
       const order = this.deps.store.get<GatewayOrder>('gatewayOrders', orderNo)
       if (order) this.expireIfDue(order)
     }

@@ -107,7 +107,8 @@ export class Management {
       equal('product'),
       equal('storeNo'),
       (r: RefundOrder) => start === undefined || r.createdAtMs >= start,
-      (r: RefundOrder) => end === undefined || r.createdAtMs <= end,
+      // the end names a whole second: records stamped within it are in
+      (r: RefundOrder) => end === undefined || r.createdAtMs < end + 1000,
     ]
     const matching = this.deps.refunds
       .all()

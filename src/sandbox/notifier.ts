@@ -44,6 +44,8 @@ export class Notifier {
   private timer: NodeJS.Timeout | undefined
   private inFlight = 0
   private readonly running = new Set<string>()
+  /** The attempt under way for a notification, to wait for. */
+  private readonly attempts = new Map<string, Promise<void>>()
   private readonly pending = new Set<string>()
   private stopped = false
   /** Notifications kept while a signed call is answered (see withheld). */
@@ -177,6 +179,21 @@ export class Notifier {
     return next
   }
 
+  /**
+   * Sends a notification again now, whatever its state, and resolves with it once that attempt
+   * is logged (an attempt already under way finishes first): what `sandbox callbacks resend` shows.
+   */
+  async resendNow(id: string): Promise<Notification | undefined> {
+    while (this.attempts.has(id)) await this.attempts.get(id)
+    const current = this.options.store.get<Notification>('notifications', id)
+    if (!current) return undefined
+    const next: Notification = {...current, state: 'pending', nextAttemptAt: this.options.now().getTime()}
+    this.options.store.put('notifications', id, next)
+    this.pending.add(id)
+    await this.attempt(next)
+    return this.options.store.get<Notification>('notifications', id)
+  }
+
   /** Sends what became due (after the sandbox clock moved). */
   wake(): void {
     this.schedule()
@@ -203,7 +220,13 @@ export class Notifier {
     }
   }
 
-  private async attempt(notification: Notification): Promise<void> {
+  private attempt(notification: Notification): Promise<void> {
+    const running = this.send(notification).finally(() => this.attempts.delete(notification.id))
+    this.attempts.set(notification.id, running)
+    return running
+  }
+
+  private async send(notification: Notification): Promise<void> {
     const {store, timeScale, now} = this.options
     this.running.add(notification.id)
     this.inFlight++

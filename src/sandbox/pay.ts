@@ -5,6 +5,7 @@ import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
+import {DueQueue} from './due.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
 import type {Store} from './store.js'
@@ -82,11 +83,31 @@ export interface PayDeps {
   notifier: Notifier
   now: () => Date
   publicUrl: () => string
+  /** How far `sandbox clock advance` moved the clock, for the messages it explains. */
+  clockOffsetMs?: () => number
+  /** The gateway order holding a bizOrderNo, if any: pay and gateway orders share one space (notes §4). */
+  gatewayOrderNoOf?: (mchNo: string, bizOrderNo: string) => string | undefined
+}
+
+/** The product code of a method (`walletA_h5` -> `H5`), the word gateway orders and refund records both use. */
+export const productOf = (method: string) => method.slice(method.indexOf('_') + 1).toUpperCase()
+
+/**
+ * Refuses an expiredTime that is not after the sandbox clock; when `sandbox clock advance` moved
+ * that clock, a time still ahead of the real one is refused too, and the message says why.
+ */
+export function checkExpiry(expiredTime: string | undefined, now: Date, clockOffsetMs = 0): void {
+  if (!expiredTime || parseGmt8(expiredTime)!.getTime() > now.getTime()) return
+  const advanced = clockOffsetMs > 0 ? `: the sandbox clock was moved ahead (\`sandbox clock advance\`) and is at ${formatGmt8(now)} GMT+8` : ''
+  fail(10506, `expiredTime: must be in the future${advanced}`)
 }
 
 export class PayService {
   private readonly byBizOrderNo = new Map<string, string>()
-  private readonly open = new Set<string>()
+  /** tradeNo -> orderNo: a trade number is accepted wherever an orderNo is (notes §3). */
+  private readonly byTradeNo = new Map<string, string>()
+  /** Open orders by expiry: the sweep looks only at those due. */
+  private readonly expiries = new DueQueue()
   private expiryTimer: NodeJS.Timeout | undefined
   /** Told of every order event once stored: the compatibility module sends its easy_pay notification from here. */
   readonly listeners: ((order: PayOrder, event: string) => void)[] = []
@@ -94,7 +115,8 @@ export class PayService {
   constructor(private readonly deps: PayDeps) {
     for (const order of deps.store.values<PayOrder>('payOrders')) {
       this.byBizOrderNo.set(`${order.mchNo}\u0000${order.bizOrderNo}`, order.orderNo)
-      if (OPEN.includes(order.status)) this.open.add(order.orderNo)
+      this.byTradeNo.set(order.tradeNo, order.orderNo)
+      if (OPEN.includes(order.status)) this.dueAt(order)
     }
   }
 
@@ -115,13 +137,17 @@ export class PayService {
     const existingNo = this.byBizOrderNo.get(key)
     if (existingNo) {
       const existing = this.find(request.mchNo, {orderNo: existingNo})
+      // a paid gateway order's trade has no request of its own (requestDigest '')
+      if (existing.requestDigest === '') fail(10507, sharedSpace(request.bizOrderNo, `gateway order ${existing.orderNo}`))
       if (existing.requestDigest !== digest) {
         fail(10507, `bizOrderNo ${request.bizOrderNo} was already used with different parameters`)
       }
       return existing
     }
+    const gatewayOrderNo = this.deps.gatewayOrderNoOf?.(request.mchNo, request.bizOrderNo)
+    if (gatewayOrderNo) fail(10507, sharedSpace(request.bizOrderNo, `gateway order ${gatewayOrderNo}`))
     // the same rule as a gateway order: an order that would be born expired is refused
-    if (request.expiredTime && parseGmt8(request.expiredTime)!.getTime() <= now().getTime()) fail(10506, 'expiredTime: must be in the future')
+    checkExpiry(request.expiredTime, now(), this.deps.clockOffsetMs?.())
     const method = resolveMethod(request)
     if (method.startsWith('card')) fail(20022, `method ${method} is not enabled for this merchant`)
     const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : method.split('_')[0]
@@ -203,8 +229,8 @@ export class PayService {
   /** tradeNo wins over bizOrderNo, as the spec says for refunds. */
   findForRefund(mchNo: string, ref: {tradeNo?: string; bizOrderNo?: string}): PayOrder {
     if (ref.tradeNo) {
-      const order = this.deps.store.values<PayOrder>('payOrders').find((o) => o.tradeNo === ref.tradeNo && o.mchNo === mchNo)
-      return order ?? fail(20041, `trade ${ref.tradeNo} not found`)
+      const order = this.deps.store.get<PayOrder>('payOrders', this.byTradeNo.get(ref.tradeNo) ?? '')
+      return order && order.mchNo === mchNo ? order : fail(20041, `trade ${ref.tradeNo} not found`)
     }
     return this.find(mchNo, {bizOrderNo: ref.bizOrderNo})
   }
@@ -216,7 +242,7 @@ export class PayService {
   find(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}): PayOrder {
     let order: PayOrder | undefined
     const {store} = this.deps
-    if (ref.orderNo) order = store.get<PayOrder>('payOrders', ref.orderNo)
+    if (ref.orderNo) order = store.get<PayOrder>('payOrders', ref.orderNo) ?? store.get<PayOrder>('payOrders', this.byTradeNo.get(ref.orderNo) ?? '')
     else if (ref.bizOrderNo) {
       const orderNo = this.byBizOrderNo.get(`${mchNo}\u0000${ref.bizOrderNo}`)
       order = orderNo ? store.get<PayOrder>('payOrders', orderNo) : undefined
@@ -289,7 +315,8 @@ export class PayService {
   private finish(order: PayOrder, status: 'close' | 'cancel' | 'fail' | 'timeout', errorMsg?: string): PayOrder {
     const {now} = this.deps
     const next: PayOrder = {...order, status, errorMsg: errorMsg ?? order.errorMsg}
-    if (status !== 'fail') next.closeTime = formatGmt8(now())
+    // a timed-out order closed at its expiredTime, whenever the sweep noticed
+    if (status !== 'fail') next.closeTime = status === 'timeout' ? order.expiredTime : formatGmt8(now())
     return this.transition(next, status === 'fail' ? 'pay.fail' : 'pay.close')
   }
 
@@ -308,9 +335,16 @@ export class PayService {
   }
 
   private save(order: PayOrder): void {
+    const known = this.byTradeNo.has(order.tradeNo)
     this.deps.store.put('payOrders', order.orderNo, order)
-    if (OPEN.includes(order.status)) this.open.add(order.orderNo)
-    else this.open.delete(order.orderNo)
+    this.byTradeNo.set(order.tradeNo, order.orderNo)
+    // an order opens once, at its creation: its expiredTime never changes
+    if (!known && OPEN.includes(order.status)) this.dueAt(order)
+  }
+
+  private dueAt(order: PayOrder): void {
+    const expiry = parseGmt8(order.expiredTime)
+    if (expiry) this.expiries.add(order.orderNo, expiry.getTime())
   }
 
   private expireIfDue(order: PayOrder): PayOrder {
@@ -321,7 +355,7 @@ export class PayService {
   }
 
   expireDue(): void {
-    for (const orderNo of this.open) {
+    for (const orderNo of this.expiries.takeDue(this.deps.now().getTime())) {
       const order = this.deps.store.get<PayOrder>('payOrders', orderNo)
       if (order) this.expireIfDue(order)
     }
@@ -376,6 +410,9 @@ export class PayService {
     }
   }
 }
+
+const sharedSpace = (bizOrderNo: string, holder: string) =>
+  `bizOrderNo ${bizOrderNo} is already used by ${holder}: pay orders and gateway orders share one bizOrderNo space per merchant`
 
 /**
  * "When channelMchNo and capability are specified, method can be inferred from capability"

@@ -7,7 +7,7 @@ import {compactGmt8, formatGmt8, isoGmt8, parseGmt8} from '../protocol/time.js'
 import type {RefundRequest} from '../protocol/schemas.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
-import type {PayOrder, PayService} from './pay.js'
+import {productOf, type PayOrder, type PayService} from './pay.js'
 import type {Store} from './store.js'
 
 export type RefundStatus = 'progress' | 'success' | 'fail' | 'close'
@@ -132,7 +132,7 @@ export class RefundService {
       outOrderNo: order.outOrderNo,
       title: order.title,
       channel: order.channel,
-      product: order.method,
+      product: productOf(order.method),
       amount: request.amount,
       orderAmount: order.amount,
       currency: order.currency,

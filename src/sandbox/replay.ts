@@ -1,4 +1,4 @@
-// Replay protection: a reqId or nonceStr is accepted once per merchant within the window, and
+// Replay protection: a reqId or nonceStr (when sent) is accepted once per merchant within the window, and
 // reqTime must be within the window of the sandbox clock. What was seen is kept in the store,
 // so a request replayed after a restart is still refused.
 import {parseGmt8} from '../protocol/time.js'
@@ -31,16 +31,16 @@ export class ReplayGuard {
     if (!time || Math.abs(time.getTime() - nowMs) > REPLAY_WINDOW_MS) {
       fail(10410, `reqTime ${reqTime} is more than ${REPLAY_WINDOW_MS / 1000}s from the platform clock (GMT+8)`)
     }
-    if (!nonceStr) fail(10408, 'nonceStr is missing')
     this.prune(nowMs)
     const reqKey = `${mchNo}\u0000r\u0000${reqId}`
-    const nonceKey = `${mchNo}\u0000n\u0000${nonceStr}`
+    // nonceStr is optional (notes §2): without one, reqId alone is the replay key
+    const nonceKey = nonceStr ? `${mchNo}\u0000n\u0000${nonceStr}` : undefined
     if (this.seen.has(reqKey)) fail(10409, `reqId ${reqId} was already used`)
-    if (this.seen.has(nonceKey)) fail(10409, `nonceStr ${nonceStr} was already used`)
+    if (nonceKey && this.seen.has(nonceKey)) fail(10409, `nonceStr ${nonceStr} was already used`)
     // remembered while its reqTime could still be accepted (reqTime may be ahead of the clock)
     const forgetAt = Math.max(nowMs, time!.getTime()) + REPLAY_WINDOW_MS
     this.remember(reqKey, forgetAt)
-    this.remember(nonceKey, forgetAt)
+    if (nonceKey) this.remember(nonceKey, forgetAt)
   }
 
   /**

@@ -3,7 +3,7 @@
 // integrator wants the last minutes, not history.
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {ReceivedSignatureDiagnosis} from '../protocol/received-diagnose.js'
-import type {RequestLogEntry} from '../protocol/sandbox-requests.js'
+import {requestFailed, type RequestLogEntry} from '../protocol/sandbox-requests.js'
 
 export {formatRequestLine, type RequestLogEntry} from '../protocol/sandbox-requests.js'
 
@@ -12,6 +12,9 @@ export interface RequestNote {
   body?: string
   merchant?: string
   signature?: ReceivedSignatureDiagnosis
+  /** The answer's code and message, from a handler that knows them (else read from the answer). */
+  code?: string
+  message?: string
 }
 
 const MAX_ENTRIES = 5000
@@ -52,7 +55,8 @@ export class RequestLog {
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
     res.end = ((...args: unknown[]) => {
       const [chunk] = args
-      if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) answer = chunk.toString().slice(0, MAX_ANSWER_CHARS)
+      // a signed answer's outcome is noted by its handler: only other answers are read back
+      if (note.code === undefined && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) answer = chunk.toString().slice(0, MAX_ANSWER_CHARS)
       return end(...args)
     }) as ServerResponse['end']
     res.once('close', () => {
@@ -63,7 +67,7 @@ export class RequestLog {
         path: url.pathname,
         merchant: note.merchant ?? merchantOf(url, note.body ?? ''),
         status: res.writableFinished ? res.statusCode : 0,
-        ...outcomeOf(answer),
+        ...(note.code === undefined ? outcomeOf(answer) : {code: note.code, message: note.message}),
         durationMs: Date.now() - started,
         signature: note.signature,
       }
@@ -75,9 +79,9 @@ export class RequestLog {
     return note
   }
 
-  /** Entries after a sequence number, oldest first. */
-  since(after: number, limit = 500): {entries: RequestLogEntry[]; last: number} {
-    const entries = this.entries.filter((e) => e.seq > after)
+  /** The last `limit` entries after a sequence number (only failed ones when asked), oldest first. */
+  since(after: number, limit = 500, failedOnly = false): {entries: RequestLogEntry[]; last: number} {
+    const entries = this.entries.filter((e) => e.seq > after && (!failedOnly || requestFailed(e)))
     return {entries: entries.slice(-limit), last: this.seq}
   }
 }

@@ -9,7 +9,7 @@ import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPublicKey} from '../protocol/keys.js'
-import type {FaultRule} from '../protocol/local-sandbox.js'
+import {SANDBOX_CHANNEL_MCH_NOS, type FaultRule} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
 import {allocFieldsInCents, checkFields, dropAbsent, type AllocRequest, type GatewayPrePayRequest, type GenerateAuthUrlRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
 import {canonicalBase64Problem, signStringAsync, verifyString} from '../protocol/signature.js'
@@ -34,7 +34,12 @@ export interface Merchant {
   publicKeyPem: string
   /** Receiver amounts of allocations, in requests and answers (default yuan, as the spec says). */
   allocAmountUnit?: AllocAmountUnit
+  /** The channel merchant numbers configured for it (default SANDBOX_CHANNEL_MCH_NOS). */
+  channelMchNos?: string[]
 }
+
+/** Bounds checked before anything else is done with a field: too long a value names its field (10506), never another error. */
+const BOUNDS: [field: string, max: number][] = [['mchNo', 32], ['sign', 1024]]
 
 interface SignedApiDeps {
   store: Store
@@ -86,8 +91,9 @@ export function createSignedApi(deps: SignedApiDeps) {
       {
         endpoint: endpoints.close,
         handle: ({body, merchant}) => {
-          const unpaidGateway = gatewayNotPaid(merchant.mchNo, body)
-          if (unpaidGateway) gateway.close(unpaidGateway)
+          // a gateway order, paid or not, is closed (or refused) in gateway words
+          const gatewayOrder = gatewayOrderOf(merchant.mchNo, body)
+          if (gatewayOrder) gateway.close(gatewayOrder)
           else pay.close(merchant.mchNo, body, body.useCancel === true)
           return null
         },
@@ -165,10 +171,9 @@ export function createSignedApi(deps: SignedApiDeps) {
     handle: ({body, appId}) => authSessions.create(body as GenerateAuthUrlRequest, appId),
   })
 
-  /** A gateway order the reference names that has no payment yet (not paid), if any. */
-  function gatewayNotPaid(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder | undefined {
+  /** The gateway order a reference names (orderNo, its GT... tradeNo, or bizOrderNo), if any. */
+  function gatewayOrderOf(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string}): GatewayOrder | undefined {
     if (!ref.orderNo && !ref.bizOrderNo) return undefined
-    if (ref.orderNo ? store.get('payOrders', ref.orderNo) : pay.hasBizOrderNo(mchNo, ref.bizOrderNo!)) return undefined
     try {
       return gateway.find(mchNo, ref)
     } catch (error) {
@@ -179,8 +184,8 @@ export function createSignedApi(deps: SignedApiDeps) {
 
   /** A payment; a gateway order is one only once paid, and the answer says where to look before. */
   function findPayment(mchNo: string, ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string}) {
-    const unpaid = gatewayNotPaid(mchNo, ref)
-    if (unpaid) {
+    const unpaid = gatewayOrderOf(mchNo, ref)
+    if (unpaid && unpaid.status !== 'paid') {
       fail(20041, `${unpaid.orderNo} is a gateway order that is ${unpaid.status}: it becomes a payment only once paid; query it as a gateway order (query gateway)`)
     }
     return pay.find(mchNo, ref)
@@ -206,6 +211,10 @@ export function createSignedApi(deps: SignedApiDeps) {
    */
   async function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
     const {value, release} = notifier.withheld(() => store.grouped(() => answer(path, rawText, note)))
+    if (note) {
+      note.code = String(value.code)
+      note.message = value.msg
+    }
     try {
       return await signedAnswer(value)
     } finally {
@@ -227,6 +236,7 @@ export function createSignedApi(deps: SignedApiDeps) {
       for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
         if (typeof raw[field] !== 'string' || raw[field] === '') fail(10506, `${field}: is required`)
       }
+      for (const [field, max] of BOUNDS) if ((raw[field] as string).length > max) fail(10506, `${field}: must be at most ${max} characters`)
       const merchant = store.get<Merchant>('merchants', raw.mchNo as string)
       if (!merchant) return fail(20023, `merchant ${raw.mchNo as string} is unknown or disabled`)
       const appId = typeof raw.appId === 'string' && raw.appId !== '' ? raw.appId : merchant.defaultAppId
@@ -238,7 +248,7 @@ export function createSignedApi(deps: SignedApiDeps) {
       const notCanonical = canonicalBase64Problem(raw.sign as string)
       if (notCanonical) fail(20052, `sign: not canonical Base64: it ${notCanonical}`)
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
-        if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant))
+        if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant), rawText)
         fail(20052, `signature verification failed; server string to sign: ${serverString}`)
       }
       replay?.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
@@ -257,6 +267,12 @@ export function createSignedApi(deps: SignedApiDeps) {
       // the endpoint's own check (fast rules where it has them), unless a merchant setting changes the schema
       const problems = fields === route.endpoint.fields ? route.endpoint.check(plain) : checkFields(fields, plain)
       if (problems.length > 0) fail(10506, problems.map((p) => `${p.field}: ${p.message}`).join('; '))
+      if (typeof plain.channelMchNo === 'string' && plain.channelMchNo !== '') {
+        const configured = merchant.channelMchNos ?? SANDBOX_CHANNEL_MCH_NOS
+        if (!configured.includes(plain.channelMchNo)) {
+          fail(20023, `channelMchNo ${plain.channelMchNo} is not configured for merchant ${merchant.mchNo} (its channel merchants: ${configured.join(', ')})`)
+        }
+      }
       const data = route.handle({body: plain, received: raw, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
       return {code: 0, msg: 'success', data, reqId}
     } catch (error) {

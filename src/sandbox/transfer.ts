@@ -156,6 +156,15 @@ export class TransferService {
     return transfer
   }
 
+  /** Any merchant's transfer by transferNo or bizTransferNo: the payee's side, for `sandbox transfer confirm`. */
+  findAnyMerchant(ref: string): Transfer {
+    const direct = this.byNumber(ref)
+    if (direct) return direct
+    const same = this.all().filter((t) => t.bizTransferNo === ref)
+    if (same.length > 1) fail(10506, `bizTransferNo ${ref} names ${same.length} transfers (${same.map((t) => `${t.channel} ${t.transferNo}`).join(', ')}); give the transferNo`)
+    return same[0] ?? fail(20041, `no transfer ${ref}`)
+  }
+
   byNumber(transferNo: string): Transfer | undefined {
     return this.deps.store.get<Transfer>('transfers', transferNo)
   }

@@ -2,7 +2,7 @@
 // merchant) and drives them to it through the same services the API and the payer use, so the
 // callback that follows is the one a real flow sends.
 import {randomBytes} from 'node:crypto'
-import type {TriggerEvent} from '../protocol/local-sandbox.js'
+import {SANDBOX_CHANNEL_MCH_NOS, type TriggerEvent} from '../protocol/local-sandbox.js'
 import type {AllocRequest, PayRequest, RefundRequest, TransferRequest} from '../protocol/schemas.js'
 import {FAILING_RECEIVER_SUFFIX, type AllocService} from './alloc.js'
 import type {PayService} from './pay.js'
@@ -61,7 +61,7 @@ export function trigger({store, pay, refunds, allocs, transfers}: TriggerDeps, {
   if (transfers.balance(mchNo) < amount) transfers.setBalance(mchNo, transfers.balance(mchNo) + amount)
   const walletA = outcome === 'close'
   const request = {
-    mchNo, bizTransferNo: tag(), channel: walletA ? 'walletA' : 'walletB', channelMchNo: 'CH_TRIGGER', amount, title: `trigger ${event}`,
+    mchNo, bizTransferNo: tag(), channel: walletA ? 'walletA' : 'walletB', channelMchNo: SANDBOX_CHANNEL_MCH_NOS[0], amount, title: `trigger ${event}`,
     payeeType: walletA ? 'openid' : 'user_id', payeeAccount: outcome === 'fail' ? `${tag()}${PAYEE_FAILS_LATER_SUFFIX}` : tag(), notifyUrl,
   } as TransferRequest
   const transfer = transfers.create(request, appId)

@@ -85,11 +85,11 @@ describe('sandbox callbacks', () => {
     expect(new Set(r.received.map((x) => x.body))).toEqual(new Set([delivered.body]))
 
     const piped = await c.run(['sandbox', 'callbacks', 'list'])
-    expect(piped.stdout.split('\n')[0]).toBe('id\tevent\turl\tstate\tattempts\tlast status\tnext attempt')
-    expect(piped.stdout).toContain(`${delivered.id}\tpay.success\t${r.url}\tdelivered\t4\t200\t-`)
+    expect(piped.stdout.split('\n')[0]).toBe('id\tevent\turl\tstate\tattempts\tlast answer\tnext attempt')
+    expect(piped.stdout).toContain(`${delivered.id}\tpay.success\t${r.url}\tdelivered\t4\tacknowledged 200\t-`)
   })
 
-  it('shows a pending callback with its last status and next attempt', async () => {
+  it('shows a pending callback with its last answer and next attempt', async () => {
     await sandboxAt(1)
     const r = await receiver()
     r.answers.push({status: 404, body: 'no route'})
@@ -99,7 +99,18 @@ describe('sandbox callbacks', () => {
     // The first retry is due 15 s after the attempt.
     expect(pending.nextAttemptAt! - Date.parse(pending.attempts[0].at)).toBeGreaterThanOrEqual(15_000)
     const piped = await c.run(['sandbox', 'callbacks', 'list'])
-    expect(piped.stdout).toMatch(new RegExp(`^${pending.id}\\tpay\\.success\\t\\S+\\tpending\\t1\\t404\\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$`, 'm'))
+    expect(piped.stdout).toMatch(new RegExp(`^${pending.id}\\tpay\\.success\\t\\S+\\tpending\\t1\\trefused: HTTP 404 "no route"\\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$`, 'm'))
+  })
+
+  it('shows a merchant\'s 200 answer that is not SUCCESS as refused, not as a status', async () => {
+    await sandboxAt(1)
+    const r = await receiver()
+    r.answers.push({status: 200, body: 'fail'})
+    await paidOrder(r.url, 'REFUSED1')
+    const refused = await callbackFor('REFUSED1', (n) => n.attempts.length === 1)
+    expect(refused).toMatchObject({state: 'pending', attempts: [{httpStatus: 200, bodyExcerpt: 'fail', acknowledged: false}]})
+    const piped = await c.run(['sandbox', 'callbacks', 'list'])
+    expect(piped.stdout).toMatch(new RegExp(`^${refused.id}\\tpay\\.success\\t\\S+\\tpending\\t1\\trefused: HTTP 200 "fail"\\t`, 'm'))
   })
 
   it('resends by id prefix, continuing the attempt log; an unknown id is bad input', async () => {
@@ -107,12 +118,14 @@ describe('sandbox callbacks', () => {
     const r = await receiver()
     await paidOrder(r.url, 'RESEND1')
     const delivered = await callbackFor('RESEND1', (n) => n.state === 'delivered')
+    r.answers.push({status: 503, body: 'busy'})
+    // the answer is the attempt just made, not a snapshot from before it
     const resent = await c.json(['sandbox', 'callbacks', 'resend', delivered.id.slice(0, 8)])
     expect(resent.code).toBe(0)
-    expect(resent.body.data).toMatchObject({id: delivered.id, state: 'pending'})
-    const again = await callbackFor('RESEND1', (n) => n.state === 'delivered' && n.attempts.length === 2)
-    expect(again.attempts.map((a) => a.acknowledged)).toEqual([true, true])
+    expect(resent.body.data).toMatchObject({id: delivered.id, state: 'pending', attempts: [{acknowledged: true}, {httpStatus: 503, bodyExcerpt: 'busy', acknowledged: false}]})
     expect(r.received).toHaveLength(2)
+    const human = await c.run(['sandbox', 'callbacks', 'resend', delivered.id.slice(0, 8)])
+    expect(human.stdout).toMatch(/last answer\s+acknowledged 200/)
 
     const unknown = await c.run(['sandbox', 'callbacks', 'resend', 'nope'])
     expect(unknown.code).toBe(2)

@@ -77,7 +77,7 @@ describe('a paid gateway order is a payment', () => {
     // a paid gateway order is final
     const close = await c.run(['pay', 'close', '--order-no', orderNo])
     expect(close.code).toBe(1)
-    expect(close.stderr).toMatch(/platform error 20044: order \S+ is success/)
+    expect(close.stderr).toMatch(/platform error 20044: order \S+ is paid; only wait_pay or paying orders can be closed/)
   })
 
   it('splits a paid allocation gateway order', async () => {

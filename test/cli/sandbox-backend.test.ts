@@ -1,12 +1,19 @@
 // The integrator's own backend against the sandbox: credentials, a port that stays, the
-// foreground mode, and the request log that explains a refused signature.
-import {spawn} from 'node:child_process'
+// foreground mode, every sandbox command reaching the sandbox the user started (README's recipe
+// run as written), and the request log that explains a refused signature.
+import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {getEventListeners} from 'node:events'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
+import {generateRsaKeyPair} from '../../src/protocol/keys.js'
+import {followRequests} from '../../src/services/sandbox.js'
 import {checkEasyPayCallback, parseEasyPayInput} from '../../src/protocol/callback.js'
 import {canonicalString} from '../../src/protocol/canonical.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
@@ -15,6 +22,9 @@ import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {startListen} from '../helpers/listen.js'
 import {waitFor} from '../helpers/sandbox.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const BIN = join(ROOT, 'bin/run.js')
 
 let c: Cli
 beforeAll(() => {
@@ -163,3 +173,221 @@ describe('sandbox trigger and listen --events', () => {
   })
 })
 
+
+/** A port free right now on loopback. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const {port} = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** A long-running command, its output gathered, ready once `ready` matches it. */
+function background(command: string, options: {cwd: string; env: NodeJS.ProcessEnv}): {child: ChildProcess; output: () => string; exited: Promise<number | null>} {
+  const child = spawn('bash', ['-c', `exec ${command}`], {...options, stdio: ['ignore', 'pipe', 'pipe']})
+  let output = ''
+  child.stdout!.on('data', (d) => (output += d))
+  child.stderr!.on('data', (d) => (output += d))
+  return {child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code)))}
+}
+
+function foreground(command: string, options: {cwd: string; env: NodeJS.ProcessEnv}): Promise<{code: number | null; output: string}> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', command], {...options, stdio: ['ignore', 'pipe', 'pipe']})
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    child.once('exit', (code) => resolve({code, output}))
+  })
+}
+
+describe('README: "Use the sandbox from your own backend", run as written', () => {
+  // Every `sh` line of the section runs in order, in bash, in an empty folder, with `unipay` on
+  // PATH (bin/run.js) and this test's private HOME. The recipe's ports (8720 the sandbox, 8730
+  // listen, 3000 your backend) are swapped for ports free at test time; nothing else changes.
+  // A line that runs until stopped (the foreground sandbox, a line ending in `&`) runs in the
+  // background, and the next line waits for it to say it listens, as a person does who reads it.
+  it('runs the sandbox in the foreground with --data-dir and a fixed port; every other command reaches it', async () => {
+    const own = cli()
+    const work = mkdtempSync(join(tmpdir(), 'unipay-recipe-'))
+    const shims = join(work, '.bin')
+    mkdirSync(shims)
+    writeFileSync(join(shims, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {mode: 0o755})
+    const env = {...own.env, PATH: `${shims}:${process.env.PATH}`}
+    const running: ReturnType<typeof background>[] = []
+    const backend: {event: string}[] = []
+    const app: Server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (d) => (body += d))
+      req.on('end', () => {
+        backend.push(JSON.parse(body))
+        res.end('SUCCESS')
+      })
+    })
+    try {
+      const ports: Record<string, string> = {'8720': String(await freePort()), '8730': String(await freePort()), '3000': String(await freePort())}
+      await new Promise<void>((resolve) => app.listen(Number(ports['3000']), '127.0.0.1', () => resolve()))
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+      const from = readme.indexOf('### Use the sandbox from your own backend')
+      const section = readme.slice(from, readme.slice(from + 4).search(/\n#{2,3} /) + from + 4)
+      const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).filter((line) => line.trim())
+      expect(lines.length).toBeGreaterThanOrEqual(5)
+      for (const written of lines) {
+        const line = written.replace(/\b(8720|8730|3000)\b/g, (port) => ports[port])
+        if (/sandbox start --foreground|&\s*$/.test(line)) {
+          const started = background(line.replace(/&\s*$/, ''), {cwd: work, env})
+          running.push(started)
+          await waitFor(() => /listening on/.test(started.output()), 30_000).catch(() => {
+            throw new Error(`${written}: never said it listens:\n${started.output()}`)
+          })
+        } else {
+          const {code, output} = await foreground(line, {cwd: work, env})
+          expect(code, `${written}\n${output}`).toBe(0)
+        }
+      }
+      expect(readFileSync(join(work, '.env.sandbox'), 'utf8')).toContain(`UNIPAY_SANDBOX_BASE_URL=http://127.0.0.1:${ports['8720']}\n`)
+      // the callback went through listen to "your backend", verified and forwarded
+      await waitFor(() => backend.some((callback) => callback.event === 'refund.success'), 20_000)
+      // and no command started a second sandbox in the CLI's own data folder
+      expect(existsSync(sandboxRuntimeFile(join(own.env.XDG_DATA_HOME!, 'unipay')))).toBe(false)
+    } finally {
+      for (const started of running.reverse()) {
+        started.child.kill('SIGTERM')
+        await started.exited
+      }
+      await new Promise((resolve) => app.close(resolve))
+      rmSync(work, {recursive: true, force: true})
+      await own.cleanup()
+    }
+  }, 120_000)
+})
+
+describe('every sandbox command reaches the sandbox the user started', () => {
+  it('takes --data-dir, every one of them', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {flags: Record<string, unknown>}>}
+    const sandboxCommands = Object.entries(manifest.commands).filter(([id]) => id.startsWith('sandbox:'))
+    expect(sandboxCommands.length).toBeGreaterThan(20)
+    expect(sandboxCommands.filter(([, command]) => !command.flags['data-dir']).map(([id]) => id)).toEqual([])
+  })
+
+  it('one started with --data-dir D: the others use it with --data-dir, UNIPAY_SANDBOX_DIR, or alone, saying so; none starts a second unawares', async () => {
+    const own = cli()
+    const dir = mkdtempSync(join(tmpdir(), 'unipay-elsewhere-'))
+    try {
+      const started = (await own.json(['sandbox', 'start', '--data-dir', dir])).body.data
+      expect(started.started).toBe(true)
+      expect((await own.json(['sandbox', 'credentials', '--data-dir', dir])).body.data.baseUrl).toBe(started.url)
+      expect((await own.json(['sandbox', 'credentials'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data.baseUrl).toBe(started.url)
+      const alone = await own.json(['sandbox', 'credentials'])
+      expect(alone.body.data.baseUrl).toBe(started.url)
+      expect(alone.stderr).toContain(`using the sandbox running for ${dir} (pid ${started.pid}, ${started.url})`)
+      const status = (await own.json(['sandbox', 'status'])).body.data
+      expect(status).toMatchObject({running: false, runningElsewhere: [`${dir} (pid ${started.pid}, ${started.url})`]})
+      // asked for, a second one starts, and the start says so
+      const second = await own.json(['sandbox', 'start'])
+      expect(second.body.data.url).not.toBe(started.url)
+      expect(second.stderr).toContain(`starting a second sandbox, for ${join(own.env.XDG_DATA_HOME!, 'unipay')}: another runs for ${dir}`)
+      expect((await own.json(['sandbox', 'credentials'])).body.data.baseUrl).toBe(second.body.data.url)
+    } finally {
+      await own.run(['sandbox', 'stop', '--data-dir', dir])
+      rmSync(dir, {recursive: true, force: true})
+      await own.cleanup()
+    }
+  }, 60_000)
+})
+
+describe('sandbox merchants add', () => {
+  it('refuses an existing number with exit 2, the built-in merchant included, unless --force', async () => {
+    const key = join(c.dir, 'merchant-public.pem')
+    writeFileSync(key, generateRsaKeyPair().publicKeyPem)
+    const builtIn = await c.run(['sandbox', 'merchants', 'add', 'M1000000001', '--public-key-file', key])
+    expect(builtIn.code).toBe(2)
+    expect(builtIn.stderr).toContain('merchant M1000000001 already exists (app A1000000001)')
+    expect(builtIn.stderr).toContain('the built-in merchant')
+    expect(builtIn.stderr).toContain('--force replaces it')
+    expect((await c.run(['ping'])).code).toBe(0)
+    expect((await c.json(['sandbox', 'merchants', 'add', 'M3000000003', '--public-key-file', key])).body.data).toMatchObject({mchNo: 'M3000000003', replaced: false})
+    expect((await c.run(['sandbox', 'merchants', 'add', 'M3000000003', '--public-key-file', key])).code).toBe(2)
+    expect((await c.json(['sandbox', 'merchants', 'add', 'M3000000003', '--public-key-file', key, '--app-id', 'A3', '--force'])).body.data).toMatchObject({appId: 'A3', replaced: true})
+  })
+})
+
+describe('sandbox credentials', () => {
+  it('shows each merchant\'s allocation amount unit', async () => {
+    expect((await c.run(['sandbox', 'merchants', 'set', 'M1000000001', '--alloc-amount-unit', 'cents'])).code).toBe(0)
+    try {
+      const creds = (await c.json(['sandbox', 'credentials'])).body.data
+      expect(creds.allocAmountUnit).toBe('cents')
+      expect(creds.merchants[0]).toEqual({mchNo: 'M1000000001', appId: 'A1000000001', allocAmountUnit: 'cents'})
+      expect((await c.run(['sandbox', 'credentials'])).stdout).toMatch(/allocAmountUnit\s+M1000000001 cents/)
+      expect((await c.run(['sandbox', 'credentials', '--format', 'env'])).stdout).toContain('UNIPAY_SANDBOX_ALLOC_AMOUNT_UNIT=cents\n')
+    } finally {
+      await c.run(['sandbox', 'merchants', 'set', 'M1000000001', '--alloc-amount-unit', 'yuan'])
+    }
+  })
+})
+
+describe('the payee and the channel', () => {
+  it('sandbox transfer confirm takes the merchant\'s bizTransferNo', async () => {
+    const bizTransferNo = `TC${randomBytes(4).toString('hex')}`
+    const created = (await c.json(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'oPayee', '--amount', '100', '--biz-transfer-no', bizTransferNo])).body.data
+    expect(created.status).toBe('processing')
+    const confirmed = await c.json(['sandbox', 'transfer', 'confirm', bizTransferNo])
+    expect(confirmed.code).toBe(0)
+    expect(confirmed.body.data).toMatchObject({transferNo: created.transferNo, bizTransferNo, status: 'success'})
+  })
+
+  it('sandbox trigger alloc.partial says what it sends: alloc.success with data.status partial; listen refuses to wait for alloc.partial', async () => {
+    const triggered = await c.json(['sandbox', 'trigger', 'alloc.partial', '--notify-url', 'http://127.0.0.1:9/notify'])
+    expect(triggered.code).toBe(0)
+    expect(triggered.body.data).toMatchObject({event: 'alloc.success', dataStatus: 'partial', allocNo: expect.any(String)})
+    expect((await c.run(['sandbox', 'trigger', 'alloc.partial', '--notify-url', 'http://127.0.0.1:9/notify'])).stderr).toContain('the alloc.success callback (data.status partial) is on its way')
+    const listen = await c.run(['listen', '--port', '0', '--events', 'refund.*,alloc.partial'])
+    expect(listen.code).toBe(2)
+    expect(listen.stderr).toContain('alloc.partial is not an event: a partial split arrives as alloc.success with data.status partial')
+  })
+})
+
+describe('sandbox logs --failed --limit', () => {
+  it('shows the last N failures, however many successes came after them', async () => {
+    const creds = (await c.json(['sandbox', 'credentials'])).body.data
+    const refused: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const reqId = `F${i}${randomBytes(4).toString('hex')}`
+      refused.push(reqId)
+      await fetch(`${creds.baseUrl}/unipay/ping`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({mchNo: creds.mchNo, reqId})})
+    }
+    // the CLI's own successful calls fill the log after them
+    for (let i = 0; i < 6; i++) expect((await c.run(['ping'])).code).toBe(0)
+    const {body} = await c.json(['sandbox', 'logs', '--failed', '--limit', '2'])
+    expect(body.data).toHaveLength(2)
+    expect(body.data.every((e: any) => e.path === '/unipay/ping' && e.code === '10506')).toBe(true)
+  })
+
+  it('--follow leaves no listener behind on each poll', async () => {
+    // a stand-in for the sandbox's two endpoints that following uses: the ping and the log
+    let polls = 0
+    const stub = createServer((req, res) => {
+      if (req.url!.startsWith('/_sandbox/requests')) polls++
+      res.writeHead(200, {'content-type': 'application/json'}).end(req.url!.startsWith('/unipay/callback/ping') ? '{"code":0}' : '{"entries":[],"last":0}')
+    })
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', () => resolve()))
+    const dataDir = mkdtempSync(join(tmpdir(), 'unipay-follow-'))
+    const stop = new AbortController()
+    try {
+      mkdirSync(join(dataDir, 'sandbox'))
+      const url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`
+      writeFileSync(sandboxRuntimeFile(dataDir), JSON.stringify({pid: process.pid, url, controlSecret: 's', merchant: {}}))
+      const following = followRequests({location: {dataDir, home: dataDir}, notice: () => {}}, {after: 0, failed: false, intervalMs: 1}, () => {}, stop.signal)
+      await waitFor(() => polls >= 30)
+      expect(getEventListeners(stop.signal, 'abort').length).toBeLessThanOrEqual(1)
+      stop.abort()
+      await following
+    } finally {
+      stop.abort()
+      stub.close()
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+})

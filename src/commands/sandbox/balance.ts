@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
-import {controlCall, ensureSandbox} from '../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {money, shown} from '../../output/format.js'
+import {merchantBalance} from '../../services/sandbox.js'
 
 /** The merchant's balance in cents, after --set-amount / --set-yuan. */
 export type SandboxBalanceResult = {mchNo: string; balance: number}
@@ -14,17 +15,13 @@ export default class SandboxBalance extends BaseCommand {
     'set-amount': Flags.string({description: 'new balance in cents'}),
     'set-yuan': Flags.string({description: 'new balance in yuan'}),
     'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxBalanceResult> {
     const {flags} = await this.parse(SandboxBalance)
     const amount = amountInCents({amount: flags['set-amount'], yuan: flags['set-yuan']}, false)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const mchNo = flags['mch-no'] ?? runtime.merchant.mchNo
-    const answer =
-      amount === undefined
-        ? await controlCall<SandboxBalanceResult>(runtime, 'GET', `balance?mchNo=${encodeURIComponent(mchNo)}`)
-        : await controlCall<SandboxBalanceResult>(runtime, 'POST', 'balance', {mchNo, amount})
+    const answer = await merchantBalance(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {mchNo: flags['mch-no'], amount})
     return this.emit(answer, () => this.io.out(`${answer.mchNo}\t${shown(money(answer.balance), this.io.stdoutTty)}`))
   }
 }

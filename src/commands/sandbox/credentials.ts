@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {ensureSandbox} from '../../local-sandbox/control.js'
-import {credentialsAsEnv, credentialsAsProperties, sandboxCredentials, type SandboxCredentials as Credentials} from '../../local-sandbox/credentials.js'
+import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
+import {credentialsAsEnv, credentialsAsProperties, type SandboxCredentials as Credentials} from '../../local-sandbox/credentials.js'
 import {renderRecord} from '../../output/table.js'
+import {credentials as sandboxCredentials} from '../../services/sandbox.js'
 
 /** What a backend needs to call the sandbox (files by name, never their contents). */
 export type SandboxCredentialsResult = Credentials
@@ -21,17 +22,18 @@ export default class SandboxCredentials extends BaseCommand {
 
   static flags = {
     format: Flags.string({description: 'env: NAME=value lines; properties: unipay.sandbox.key=value lines', options: ['table', 'env', 'properties'], default: 'table'}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxCredentialsResult> {
     const {flags} = await this.parse(SandboxCredentials)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const credentials = sandboxCredentials(runtime)
+    const credentials = await sandboxCredentials(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)))
     return this.emit(credentials, () => {
       if (flags.format === 'env') return this.io.out(credentialsAsEnv(credentials))
       if (flags.format === 'properties') return this.io.out(credentialsAsProperties(credentials))
-      const {platformPublicKeyPem, ...rest} = credentials
-      this.io.out(renderRecord(Object.entries(rest).map(([k, v]) => [k, String(v ?? '')]), this.io.stdoutTty))
+      const {platformPublicKeyPem, merchants, ...rest} = credentials
+      const units = merchants.map((m) => `${m.mchNo} ${m.allocAmountUnit}`).join(', ') // each merchant's, this one first
+      this.io.out(renderRecord(Object.entries({...rest, allocAmountUnit: units}).map(([k, v]) => [k, String(v ?? '')]), this.io.stdoutTty))
       this.io.out(platformPublicKeyPem)
     })
   }

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {openUrl} from '../../cli/open.js'
-import {ensureSandbox} from '../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
+import {dashboardUrl} from '../../services/sandbox.js'
 
 /** The dashboard's address. */
 export type SandboxOpenResult = {url: string}
@@ -14,12 +15,12 @@ export default class SandboxOpen extends BaseCommand {
   static examples = ['<%= config.bin %> sandbox open', '<%= config.bin %> sandbox open --print']
   static flags = {
     print: Flags.boolean({description: 'print the address instead of opening a browser'}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxOpenResult> {
     const {flags} = await this.parse(SandboxOpen)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const url = `${runtime.url}/dashboard`
+    const url = await dashboardUrl(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)))
     if (!flags.print && !this.json) {
       const problem = await openUrl(url)
       if (problem) this.notice(`could not open a browser (${problem}); open ${url}`)

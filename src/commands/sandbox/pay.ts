@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import type {GatewayOrderResult, NormalPayOrderResult} from '../../protocol/answers.js'
+import {payAsPayer, type PayerResult} from '../../services/sandbox.js'
 
 /** The order after the payer's move: a gateway order, or a payment order. */
-export type SandboxPayResult = GatewayOrderResult | NormalPayOrderResult
+export type SandboxPayResult = PayerResult
 
 export default class SandboxPay extends BaseCommand {
   static summary = 'Play the payer: pay (or fail) a local sandbox order'
@@ -25,12 +25,12 @@ export default class SandboxPay extends BaseCommand {
     fail: Flags.boolean({description: 'the payment fails'}),
     wallet: Flags.string({description: 'wallet the payer uses (aggregate QR or gateway order; default walletA)', options: ['walletA', 'walletB', 'walletC', 'walletD']}),
     method: Flags.string({description: 'method the payer picks on a gateway order page, e.g. walletA_h5 (cashier) or walletB_jsapi (aggregate)'}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxPayResult> {
     const {args, flags} = await this.parse(SandboxPay)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const order = await controlCall<SandboxPayResult>(runtime, 'POST', 'pay', {
+    const order = await payAsPayer(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {
       order: args.order,
       outcome: flags.fail ? 'fail' : 'success',
       wallet: flags.wallet,

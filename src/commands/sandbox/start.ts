@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {ensureSandbox, runForeground} from '../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
+import {runSandboxInForeground, startSandbox} from '../../services/sandbox.js'
 
 /** The sandbox's address and pid; `started` false when it was running already. --foreground runs until stopped, printing request lines: no result. */
 export type SandboxStartResult = {url: string; pid: number; started: boolean} | undefined
@@ -9,7 +10,7 @@ export default class SandboxStart extends BaseCommand {
   static summary = 'Start the local sandbox (in the background, or in the foreground for a container or CI job)'
   static description =
     'The sandbox is a local implementation of the platform: signed endpoints, state machines, callbacks with retries. Its state is kept in the data folder and survives restarts, and so does its port: links, QR codes and notify addresses printed earlier keep working. Commands that use the local profile start it on their own.\n\n' +
-    'With --foreground it runs in this terminal: one line per request on stdout, a clean stop on SIGTERM or Ctrl-C, state in --data-dir. Every control call (/_sandbox/*) needs the per-start secret from the runtime file; with a --host beyond loopback the secret is printed once at start (or set it beforehand in UNIPAY_SANDBOX_CONTROL_SECRET).'
+    'With --foreground it runs in this terminal: one line per request on stdout, a clean stop on SIGTERM or Ctrl-C. --data-dir (or UNIPAY_SANDBOX_DIR) puts its state in another folder; every other `sandbox` command reaches it with the same --data-dir, and one without it refuses to start a second sandbox beside it. Every control call (/_sandbox/*) needs the per-start secret from the runtime file; with a --host beyond loopback the secret is printed once at start (or set it beforehand in UNIPAY_SANDBOX_CONTROL_SECRET).'
 
   static examples = [
     '<%= config.bin %> sandbox start',
@@ -23,18 +24,19 @@ export default class SandboxStart extends BaseCommand {
     'token-ttl': Flags.integer({description: 'management API session lifetime in seconds (default 72 h)', min: 1}),
     foreground: Flags.boolean({description: 'run in this terminal, logging every request to stdout, until SIGTERM or Ctrl-C'}),
     host: Flags.string({description: 'address to listen on (default 127.0.0.1)', dependsOn: ['foreground']}),
-    'data-dir': Flags.directory({description: 'folder for the sandbox state (default: the CLI data folder)', dependsOn: ['foreground']}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxStartResult> {
     const {flags} = await this.parse(SandboxStart)
     const settings = {port: flags.port, timeScale: flags['time-scale'], tokenTtlSeconds: flags['token-ttl']}
+    const use = sandboxUse(flags, this.config.dataDir, (m) => this.notice(m))
     if (flags.foreground) {
-      this.setExitCode(await runForeground(flags['data-dir'] ?? this.config.dataDir, {...settings, host: flags.host}))
+      this.setExitCode(await runSandboxInForeground(use, {...settings, host: flags.host}))
       return undefined
     }
-    const {runtime, started} = await ensureSandbox(this.config.dataDir, settings, (m) => this.notice(m))
+    const {url, pid, started} = await startSandbox(use, settings)
     if (!started) this.notice('the local sandbox is already running (stop it first to change its options)')
-    return this.emit({url: runtime.url, pid: runtime.pid, started}, () => this.io.out(`${runtime.url}\t(pid ${runtime.pid})`))
+    return this.emit({url, pid, started}, () => this.io.out(`${url}\t(pid ${pid})`))
   }
 }

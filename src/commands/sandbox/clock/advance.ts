@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
-import {parseDuration} from '../../../local-sandbox/duration.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {recordRows} from '../../../output/record.js'
 import {renderRecord} from '../../../output/table.js'
+import {advanceClock} from '../../../services/sandbox.js'
 
 /** The sandbox's time now (GMT+8) and how far it is ahead of the real clock. */
 export type SandboxClockAdvanceResult = {now: string; offsetMs: number}
@@ -16,12 +16,11 @@ export default class SandboxClockAdvance extends BaseCommand {
     '`sandbox reset` clears it. Requests are still signed with the real time.'
   static examples = ['<%= config.bin %> sandbox clock advance 31m', '<%= config.bin %> sandbox clock advance 1d', '<%= config.bin %> sandbox clock advance 1h30m']
   static args = {duration: Args.string({description: 'how far: a number and a unit (ms, s, m, h, d), e.g. 31m or 1h30m', required: true})}
+  static flags = {...sandboxFlags}
 
   async run(): Promise<SandboxClockAdvanceResult> {
-    const {args} = await this.parse(SandboxClockAdvance)
-    const advanceMs = parseDuration(args.duration)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const clock = await controlCall<SandboxClockAdvanceResult>(runtime, 'POST', 'clock', {advanceMs})
+    const {args, flags} = await this.parse(SandboxClockAdvance)
+    const clock = await advanceClock(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), args.duration)
     return this.emit(clock, () => this.io.out(renderRecord(recordRows(clock), this.io.stdoutTty)))
   }
 }

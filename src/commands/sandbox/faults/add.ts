@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
-import {SANDBOX_FAULTS, type FaultRule} from '../../../protocol/local-sandbox.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
+import {SANDBOX_FAULTS, type FaultRule, type SandboxFault} from '../../../protocol/local-sandbox.js'
+import {addFault} from '../../../services/sandbox.js'
 
 /** The fault armed. */
 export type SandboxFaultsAddResult = FaultRule
@@ -22,13 +23,13 @@ export default class SandboxFaultsAdd extends BaseCommand {
     times: Flags.integer({description: 'how many calls it strikes', min: 1, default: 1}),
     path: Flags.string({description: 'only calls to this path, e.g. /unipay/pay'}),
     latency: Flags.integer({description: 'milliseconds of delay (latency)', min: 1, default: 2000}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxFaultsAddResult> {
     const {args, flags} = await this.parse(SandboxFaultsAdd)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const rule = await controlCall<FaultRule>(runtime, 'POST', 'faults', {
-      fault: args.fault,
+    const rule = await addFault(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {
+      fault: args.fault as SandboxFault,
       remaining: flags.times,
       path: flags.path,
       latencyMs: flags.latency,

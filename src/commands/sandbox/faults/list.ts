@@ -1,8 +1,9 @@
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {display} from '../../../output/format.js'
 import {renderRows} from '../../../output/table.js'
 import type {FaultRule} from '../../../protocol/local-sandbox.js'
+import {listFaults} from '../../../services/sandbox.js'
 
 /** The faults still armed. */
 export type SandboxFaultsListResult = FaultRule[]
@@ -10,11 +11,11 @@ export type SandboxFaultsListResult = FaultRule[]
 export default class SandboxFaultsList extends BaseCommand {
   static summary = 'List the faults still armed in the local sandbox'
   static examples = ['<%= config.bin %> sandbox faults list']
+  static flags = {...sandboxFlags}
 
   async run(): Promise<SandboxFaultsListResult> {
-    await this.parse(SandboxFaultsList)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const rules = await controlCall<FaultRule[]>(runtime, 'GET', 'faults')
+    const {flags} = await this.parse(SandboxFaultsList)
+    const rules = await listFaults(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)))
     return this.emit(rules, () =>
       this.io.out(
         renderRows(

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
+import {setMerchant} from '../../../services/sandbox.js'
 
 /** The merchant's settings now. */
 export type SandboxMerchantsSetResult = {mchNo: string; allocAmountUnit: 'yuan' | 'cents'}
@@ -13,12 +14,12 @@ export default class SandboxMerchantsSet extends BaseCommand {
   static args = {mchNo: Args.string({description: 'merchant number', required: true})}
   static flags = {
     'alloc-amount-unit': Flags.string({description: 'allocation receiver amounts, in requests and answers', options: ['yuan', 'cents'], required: true}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxMerchantsSetResult> {
     const {args, flags} = await this.parse(SandboxMerchantsSet)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const settings = await controlCall<SandboxMerchantsSetResult>(runtime, 'POST', 'merchants/settings', {mchNo: args.mchNo, allocAmountUnit: flags['alloc-amount-unit']})
+    const settings = await setMerchant(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), args.mchNo, {allocAmountUnit: flags['alloc-amount-unit']})
     return this.emit(settings, () => this.io.out(`${settings.mchNo}\tallocAmountUnit=${settings.allocAmountUnit}`))
   }
 }

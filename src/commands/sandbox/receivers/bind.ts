@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import type {BoundReceiver} from '../../../protocol/local-sandbox.js'
 import {ALLOC_RECEIVER_TYPES} from '../../../protocol/schemas.js'
+import {bindReceiver} from '../../../services/sandbox.js'
 
 /** The receiver bound. */
 export type SandboxReceiversBindResult = BoundReceiver
@@ -18,13 +19,13 @@ export default class SandboxReceiversBind extends BaseCommand {
   static flags = {
     name: Flags.string({description: 'receiver name'}),
     'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxReceiversBindResult> {
     const {args, flags} = await this.parse(SandboxReceiversBind)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const bound = await controlCall<BoundReceiver>(runtime, 'POST', 'receivers', {
-      mchNo: flags['mch-no'] ?? runtime.merchant.mchNo,
+    const bound = await bindReceiver(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {
+      mchNo: flags['mch-no'],
       receiverType: args.type,
       receiverAccount: args.account,
       receiverName: flags.name,

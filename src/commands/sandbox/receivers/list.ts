@@ -1,10 +1,11 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
 import {tableFlags, tableOptions} from '../../../cli/table-flags.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {display} from '../../../output/format.js'
 import {renderRows} from '../../../output/table.js'
 import type {BoundReceiver} from '../../../protocol/local-sandbox.js'
+import {listReceivers} from '../../../services/sandbox.js'
 
 /** The receivers bound for the merchant. */
 export type SandboxReceiversListResult = BoundReceiver[]
@@ -12,13 +13,11 @@ export type SandboxReceiversListResult = BoundReceiver[]
 export default class SandboxReceiversList extends BaseCommand {
   static summary = 'List the allocation receivers bound in the local sandbox'
   static examples = ['<%= config.bin %> sandbox receivers list']
-  static flags = {'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}), ...tableFlags}
+  static flags = {'mch-no': Flags.string({description: 'merchant (default: the sandbox merchant)'}), ...tableFlags, ...sandboxFlags}
 
   async run(): Promise<SandboxReceiversListResult> {
     const {flags} = await this.parse(SandboxReceiversList)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const mchNo = flags['mch-no'] ?? runtime.merchant.mchNo
-    const receivers = await controlCall<BoundReceiver[]>(runtime, 'GET', `receivers?mchNo=${encodeURIComponent(mchNo)}`)
+    const receivers = await listReceivers(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), flags['mch-no'])
     return this.emit(receivers, () =>
       this.io.out(
         renderRows(

@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {recordRows} from '../../../output/record.js'
 import {renderRecord} from '../../../output/table.js'
 import type {RefundRecord} from '../../../protocol/answers.js'
+import {settleRefund} from '../../../services/sandbox.js'
 
 /** The settled refund, in its management form. */
 export type SandboxRefundSettleResult = RefundRecord
@@ -16,13 +17,13 @@ export default class SandboxRefundSettle extends BaseCommand {
   static flags = {
     fail: Flags.boolean({description: 'the channel refuses the refund', exclusive: ['close']}),
     close: Flags.boolean({description: 'the refund is not confirmed in time', exclusive: ['fail']}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxRefundSettleResult> {
     const {args, flags} = await this.parse(SandboxRefundSettle)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
     const outcome = flags.fail ? 'fail' : flags.close ? 'close' : 'success'
-    const refund = await controlCall<RefundRecord>(runtime, 'POST', `refunds/${encodeURIComponent(args.refund)}/settle`, {outcome})
+    const refund = await settleRefund(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), args.refund, outcome)
     return this.emit(refund, () => this.io.out(renderRecord(recordRows(refund), this.io.stdoutTty)))
   }
 }

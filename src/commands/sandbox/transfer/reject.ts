@@ -1,9 +1,10 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {recordRows} from '../../../output/record.js'
 import {renderRecord} from '../../../output/table.js'
 import type {TransferOrderResult} from '../../../protocol/answers.js'
+import {payeeAnswers} from '../../../services/sandbox.js'
 
 /** The transfer after the payee's move. */
 export type SandboxTransferRejectResult = TransferOrderResult
@@ -12,12 +13,12 @@ export default class SandboxTransferReject extends BaseCommand {
   static summary = 'Play the payee: decline a walletA transfer waiting for confirmation'
   static description = 'The transfer becomes fail, the amount goes back to the balance, and transfer.fail goes to its notifyUrl.'
   static examples = ['<%= config.bin %> sandbox transfer reject TR202511221030000000001']
-  static args = {transferNo: Args.string({description: 'platform transfer number (transferNo)', required: true})}
+  static args = {transfer: Args.string({description: 'transferNo, or the merchant\'s bizTransferNo', required: true})}
+  static flags = {...sandboxFlags}
 
   async run(): Promise<SandboxTransferRejectResult> {
-    const {args} = await this.parse(SandboxTransferReject)
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const transfer = await controlCall<TransferOrderResult>(runtime, 'POST', `transfers/${encodeURIComponent(args.transferNo)}/reject`)
+    const {args, flags} = await this.parse(SandboxTransferReject)
+    const transfer = await payeeAnswers(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), args.transfer, 'reject')
     return this.emit(transfer, () => this.io.out(renderRecord(recordRows(transfer), this.io.stdoutTty)))
   }
 }

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base.js'
 import {readText} from '../../../cli/input.js'
-import {UsageError} from '../../../errors.js'
-import {controlCall, ensureSandbox} from '../../../local-sandbox/control.js'
+import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
+import {addUser} from '../../../services/sandbox.js'
 
 /** The user created, and its merchant. */
 export type SandboxUsersAddResult = {account: string; mchNo: string}
@@ -15,18 +15,13 @@ export default class SandboxUsersAdd extends BaseCommand {
   static flags = {
     'password-stdin': Flags.boolean({description: 'read the password from standard input', required: true}),
     'mch-no': Flags.string({description: 'merchant the user belongs to (default: the sandbox merchant)'}),
+    ...sandboxFlags,
   }
 
   async run(): Promise<SandboxUsersAddResult> {
     const {args, flags} = await this.parse(SandboxUsersAdd)
     const password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
-    if (!password) throw new UsageError('the password is empty')
-    const {runtime} = await ensureSandbox(this.config.dataDir, {}, (m) => this.notice(m))
-    const user = await controlCall<SandboxUsersAddResult>(runtime, 'POST', 'users', {
-      account: args.account,
-      password,
-      mchNo: flags['mch-no'] ?? runtime.merchant.mchNo,
-    })
+    const user = await addUser(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {account: args.account, password, mchNo: flags['mch-no']})
     return this.emit(user, () => this.notice(`user ${user.account} can now log in for merchant ${user.mchNo}`))
   }
 }
