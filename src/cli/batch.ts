@@ -3,7 +3,7 @@
 import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
 import {centsToYuan} from '../protocol/money.js'
-import {batchExitCode, type Summary, type Tally} from '../services/batch.js'
+import {batchExitCode, type Summary, type Tally} from '../services/batch/index.js'
 
 export const DEFAULT_WAIT = '10m'
 const DURATION = /^(\d+)(ms|s|m|h)?$/

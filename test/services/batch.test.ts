@@ -8,7 +8,7 @@ import {InterruptedError, UsageError} from '../../src/errors.js'
 import type {ClientConfig} from '../../src/client/pipeline.js'
 import {generateRsaKeyPair, loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {verdict} from '../../src/cli/batch.js'
-import {batchExitCode, batchStatus, planBatch, runBatch, type RowProblem} from '../../src/services/batch.js'
+import {batchExitCode, batchStatus, planBatch, runBatch, type RowProblem} from '../../src/services/batch/index.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -6,7 +6,7 @@ import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
-import {PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch.js'
+import {PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch/index.js'
 import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
 
 /** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */

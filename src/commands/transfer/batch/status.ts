@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../../cli/base.js'
 import {countsLine, failedRowLines, interruptible, parseDuration, verdict, waitFlag, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
-import {batchStatus, RESULT_COLUMNS, type Tally} from '../../../services/batch.js'
+import {batchStatus, RESULT_COLUMNS, type Tally} from '../../../services/batch/index.js'
 
 /** The rows by outcome now, the failed ones, the rows the run never sent, and the journal and result files. */
 export type TransferBatchStatusResult = Tally & {notSent: number}
