@@ -6,13 +6,14 @@ import {createInterface} from 'node:readline'
 import {InterruptedError, UsageError} from '../../errors.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
 import {checkFields, transferRowFields} from '../../protocol/schemas.js'
-import {PLAN_COLUMNS, writeCsv} from './results.js'
+import {counted, PLAN_COLUMNS, writeCsv} from './results.js'
 
 const COLUMNS = ['channel', 'channelMchNo', 'bizTransferNo', 'amount', 'yuan', 'title', 'reason', 'payeeType', 'payeeAccount', 'payeeName', 'attach', 'notifyUrl', 'transferScene', 'reportInfos']
 /** Fields every row needs, from a column or a flag default (amount may come as yuan). */
 const REQUIRED_COLUMNS = ['channel', 'channelMchNo', 'payeeType', 'payeeAccount', 'amount']
 
 export interface RowProblem {
+  /** 0: the file as a whole. */
   line: number
   field?: string
   message: string
@@ -170,8 +171,13 @@ export function rowFields(record: Record<string, unknown>, defaults: Record<stri
   return {fields, problems}
 }
 
-export function derivedBizTransferNo(fileSha256: string, index: number): string {
-  return `BT${createHash('sha256').update(`${fileSha256}:${index}`).digest('hex').slice(0, 30)}`
+/**
+ * A row's bizTransferNo when the file gives none: from the file's content and the row, so a
+ * resumed run sends each row under the number it was first sent with. A run paying a finished
+ * file again (--again) adds its run id: new numbers, recorded in its journal.
+ */
+export function derivedBizTransferNo(fileSha256: string, index: number, runId?: string): string {
+  return `BT${createHash('sha256').update(runId ? `${fileSha256}:${runId}:${index}` : `${fileSha256}:${index}`).digest('hex').slice(0, 30)}`
 }
 
 function checkReadable(file: string): void {
@@ -193,11 +199,13 @@ export async function validateBatch(
   onProblem: (problem: RowProblem) => void,
   /** A run's interrupt: a long file's check ends at once, with nothing sent. */
   signal?: AbortSignal,
-): Promise<Plan & {problems: number}> {
+): Promise<Plan & {problems: number; keyed: number}> {
   checkReadable(file)
   const hash = createHash('sha256')
   const plan: Plan = {rows: 0, totalCents: 0, byChannel: {}, fileSha256: ''}
   let problems = 0
+  /** Rows that give their own bizTransferNo. */
+  let keyed = 0
   // header problems (CSV) are reported once, on line 1, and not again on every row
   const header = isJsonLines(file) ? {problems: [], fields: new Set<string>()} : headerProblems(readHeader(file), defaults)
   for (const problem of header.problems) {
@@ -208,7 +216,7 @@ export async function validateBatch(
   // keys given in the file must be unique in it (derived keys are unique by construction)
   const givenKeys = new Map<string, number>()
   for await (const item of readRows(file, hash)) {
-    if (signal?.aborted) throw new InterruptedError(signal.reason, `interrupted while checking ${file} (${plan.rows} rows read); nothing was sent and no journal was written`)
+    if (signal?.aborted) throw new InterruptedError(signal.reason, `interrupted while checking ${file} (${counted(plan.rows, 'row')} read); nothing was sent and no journal was written`)
     if (!('record' in item)) {
       problems++
       onProblem(item)
@@ -230,6 +238,7 @@ export async function validateBatch(
       onProblem({line: item.line, ...problem})
     }
     const givenKey = fields.bizTransferNo === undefined ? undefined : `${String(fields.channel)}\u0000${String(fields.bizTransferNo)}`
+    if (givenKey !== undefined) keyed++
     if (givenKey !== undefined && givenKeys.has(givenKey)) {
       problems++
       onProblem({line: item.line, field: 'bizTransferNo', message: `"${String(fields.bizTransferNo)}" is already used by the row on line ${givenKeys.get(givenKey)}`})
@@ -245,10 +254,10 @@ export async function validateBatch(
   }
   if (plan.rows === 0 && problems === 0) {
     problems++
-    onProblem({line: 0, message: 'the file has no rows'})
+    onProblem({line: 0, message: 'no rows: the file is empty or has only its header'})
   }
   plan.fileSha256 = hash.digest('hex')
-  return {...plan, problems}
+  return {...plan, problems, keyed}
 }
 
 export interface PlannedRow {
@@ -264,8 +273,8 @@ export interface PlannedRow {
  * `out`, every row's plan written there. `name` is the file as the user gave it.
  */
 export async function planBatch(file: string, name: string, defaults: Record<string, unknown>, onProblem: (problem: RowProblem) => void, out?: string): Promise<Plan & {problems: number}> {
-  const plan = await validateBatch(file, defaults, onProblem)
-  if (plan.problems > 0) throw new UsageError(`${plan.problems} problem${plan.problems === 1 ? '' : 's'} in ${name}: nothing would be sent`)
+  const {keyed: _, ...plan} = await validateBatch(file, defaults, onProblem)
+  if (plan.problems > 0) throw new UsageError(`${counted(plan.problems, 'problem')} in ${name}: nothing would be sent`)
   if (out) await writeCsv(out, PLAN_COLUMNS, plannedRows(file, defaults, plan.fileSha256))
   return plan
 }

@@ -5,12 +5,14 @@ import {createReadStream, existsSync} from 'node:fs'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
 import {applyResult, checkSamePlatform, openJournal, readJournal, tallyOf, type JournalState, type RowResult, type Tally} from './journal.js'
+import {lockJournal} from './lock.js'
 import {writeResults} from './results.js'
 import {lookUp, sameRow, sleep} from './settle.js'
 
 /**
  * Re-queries rows until none is processing or the deadline passes, with backoff between rounds
  * (1 s doubling to 30 s). Changed rows are journalled. One round when the deadline is now.
+ * `onWait` hears how many rows are processing: first, then whenever that number goes down.
  */
 export async function followPending(
   client: ClientConfig,
@@ -19,8 +21,9 @@ export async function followPending(
   options: {deadline: number; concurrency: number; signal?: AbortSignal; onWait?: (processing: number) => void},
 ): Promise<void> {
   let delay = 1000
+  let told: number | undefined
   for (;;) {
-    options.onWait?.(state.pending.size)
+    if (state.pending.size !== told) options.onWait?.((told = state.pending.size))
     const rows = [...state.pending.values()].filter((row) => row !== null)
     let next = 0
     const worker = async () => {
@@ -50,13 +53,28 @@ export interface StatusOptions {
   waitMs?: number
   signal?: AbortSignal
   onWait?: (processing: number) => void
+  /** A lock taken over from a process that is gone. */
+  onNotice?: (message: string) => void
 }
 
+/** Where a batch stands now; `runFlags` are its run's own flags, for the command that finishes it. */
+export type Status = Tally & {notSent: number; runFlags?: string[]}
+
 /** Re-queries every row not final in a batch's journal, records what changed, rewrites --out. */
-export async function batchStatus(options: StatusOptions): Promise<Tally & {notSent: number}> {
+export async function batchStatus(options: StatusOptions): Promise<Status> {
   const byJournal = options.file.endsWith('.journal')
   const journal = byJournal ? options.file : `${options.file}.journal`
   if (!existsSync(journal)) throw new UsageError(`no journal ${journal}: ${options.file} has not been run (or its journal was moved)`)
+  const lock = await lockJournal(journal, 'transfer batch status')
+  try {
+    if (lock.tookOver) options.onNotice?.(lock.tookOver)
+    return await settle(options, journal, byJournal)
+  } finally {
+    lock.release()
+  }
+}
+
+async function settle(options: StatusOptions, journal: string, byJournal: boolean): Promise<Status> {
   const state = await readJournal(journal)
   if (!byJournal && state.start && existsSync(options.file)) {
     // the rows of an edited file are not the rows the journal speaks of
@@ -81,12 +99,13 @@ export async function batchStatus(options: StatusOptions): Promise<Tally & {notS
   } finally {
     log.close()
   }
-  const unknownRows = [...state.unresolved].map(([index, e]): RowResult => ({index, line: e.line ?? 0, bizTransferNo: e.bizTransferNo, channel: e.channel ?? '', amount: e.amount ?? 0, outcome: 'unknown', message: 'not created yet: run the batch again with --resume'}))
+  const unknownRows = [...state.unresolved].map(([index, e]): RowResult => ({index, line: e.line ?? 0, bizTransferNo: e.bizTransferNo, channel: e.channel ?? '', amount: e.amount ?? 0, outcome: 'unknown', message: 'sent, outcome unknown: not found on the platform (or it could not be reached)'}))
   const outFile = options.outFile ?? state.start?.outFile
-  if (outFile) await writeResults(journal, unknownRows, outFile)
+  const tally = tallyOf(state, journal, unknownRows, outFile)
+  if (outFile) await writeResults(journal, tally.rows, unknownRows, outFile)
   // rows an interrupted or stopped run never reached: only --resume sends them
   const notSent = Math.max(0, (state.start?.rows ?? 0) - state.done - state.unresolved.size)
-  return {...tallyOf(state, journal, unknownRows, outFile), notSent}
+  return {...tally, notSent, ...(state.start?.flags ? {runFlags: state.start.flags} : {})}
 }
 
 async function fileSha256(file: string): Promise<string> {

@@ -2,10 +2,12 @@
 // "sending" before each call and "result" after it, so a run killed at any moment knows which
 // rows may have landed. Read back, it gives where every row stands, and what an earlier run of
 // the file left: refused, resumed, or archived for a new file.
-import {closeSync, createReadStream, existsSync, openSync, writeSync} from 'node:fs'
+import {closeSync, createReadStream, existsSync, openSync, readdirSync, writeSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
+import {counted} from './results.js'
 
 export type Outcome = 'success' | 'processing' | 'fail' | 'unknown'
 
@@ -25,6 +27,8 @@ export interface RowResult {
 export interface Tally {
   rows: number
   counts: Record<Outcome, number>
+  /** The amounts of those rows, in cents. */
+  cents: Record<Outcome, number>
   /** Rows that did not succeed: failed, or still unknown. */
   failed: Pick<RowResult, 'line' | 'bizTransferNo' | 'outcome' | 'transferNo' | 'code' | 'message'>[]
   journal: string
@@ -32,7 +36,7 @@ export interface Tally {
 }
 
 /** Which rows are finished: a watermark plus the few finished out of order above it. */
-export class FinishedRows {
+class FinishedRows {
   private watermark = -1
   private readonly above = new Set<number>()
 
@@ -47,7 +51,11 @@ export class FinishedRows {
   }
 }
 
-type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string}
+/**
+ * `runId`: a run that pays a finished file again (its rows' numbers derive from it); `flags`:
+ * the run's own flags, for the command that finishes it (`status` names it).
+ */
+type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string; runId?: string; flags?: string[]}
 type SendingEntry = {type: 'sending'; index: number; line?: number; bizTransferNo: string; channel?: string; amount?: number}
 export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult)
 
@@ -67,6 +75,8 @@ export interface JournalState {
   unresolved: Map<number, SendingEntry>
   /** Final outcomes only (processing is pending.size, unknown is unresolved.size). */
   counts: Record<Outcome, number>
+  /** Final and processing amounts (unknown ones are the run's to add). */
+  cents: Record<Outcome, number>
   failed: Tally['failed']
   done: number
 }
@@ -75,7 +85,7 @@ const emptyCounts = (): Record<Outcome, number> => ({success: 0, processing: 0, 
 const failedRow = ({line, bizTransferNo, outcome, transferNo, code, message}: RowResult) => ({line, bizTransferNo, outcome, transferNo, code, message})
 
 function emptyState(keep = true): JournalState {
-  return {finished: new FinishedRows(), pending: new Map(), unresolved: new Map(), keep, counts: emptyCounts(), failed: [], done: 0}
+  return {finished: new FinishedRows(), pending: new Map(), unresolved: new Map(), keep, counts: emptyCounts(), cents: emptyCounts(), failed: [], done: 0}
 }
 
 /** Applies one result to the state: false when the row already had a final one. */
@@ -87,7 +97,9 @@ export function applyResult(state: JournalState, result: RowResult): boolean {
     state.done++
   }
   state.unresolved.delete(index)
-  state.pending.delete(index)
+  // a row's amount is the same in all its results
+  if (state.pending.delete(index)) state.cents.processing -= result.amount
+  state.cents[result.outcome] += result.amount
   if (result.outcome === 'processing') state.pending.set(index, state.keep ? result : null)
   else {
     state.counts[result.outcome]++
@@ -118,7 +130,8 @@ export async function readJournal(journal: string, keep = true): Promise<Journal
 
 export function tallyOf(state: JournalState, journal: string, unknownRows: RowResult[], outFile?: string): Tally {
   const counts = {...state.counts, processing: state.pending.size, unknown: unknownRows.length}
-  return {rows: state.start?.rows ?? state.done + unknownRows.length, counts, failed: [...state.failed, ...unknownRows.map(failedRow)], journal, outFile}
+  const cents = {...state.cents, unknown: unknownRows.reduce((sum, row) => sum + row.amount, 0)}
+  return {rows: state.start?.rows ?? state.done + unknownRows.length, counts, cents, failed: [...state.failed, ...unknownRows.map(failedRow)], journal, outFile}
 }
 
 /** A journal appended to synchronously (a kill never loses a line already returned); quiet once closed. */
@@ -147,29 +160,95 @@ export function checkSamePlatform(start: StartEntry | undefined, client: ClientC
   }
 }
 
-/** An earlier run's state, and where its journal goes when it was a finished run of other content. */
+/** An earlier run's state, and where its journal goes when it was a finished run: of other content, or of this file paid again. */
 export interface PriorRun {
   state: JournalState
   archiveTo?: string
 }
 
 /**
- * What an earlier run of this file left in its journal, checked before the platform is reached:
- * an unfinished run of other content, or of this file without --resume, is refused here.
+ * What earlier runs of this file left, checked before the platform is reached. Refused here: an
+ * unfinished run of other content; an unfinished run of this file without --resume; and, unless
+ * it is paid again on purpose (--again), a file a finished run has already paid, whether its
+ * journal is FILE.journal or one kept aside when a new file took its place.
  */
-export async function priorRun(journal: string, fileSha256: string, options: {file: string; resume: boolean; waitMs?: number}): Promise<PriorRun> {
+export async function priorRun(journal: string, fileSha256: string, options: {file: string; resume: boolean; again?: boolean; waitMs?: number}): Promise<PriorRun> {
   const keep = Boolean(options.waitMs)
-  if (!existsSync(journal)) return {state: emptyState(keep)}
-  const read = await readJournal(journal, keep)
-  const complete = read.start !== undefined && read.done >= read.start.rows
-  if (read.start && read.start.fileSha256 !== fileSha256) {
+  const read = existsSync(journal) ? await readJournal(journal, keep) : undefined
+  const start = read?.start
+  const complete = start !== undefined && read!.done >= start.rows
+  if (read && start?.fileSha256 === fileSha256) {
     if (!complete) {
-      throw new UsageError(
-        `${journal} holds an unfinished run of other content (sha256 ${read.start.fileSha256.slice(0, 12)}, started ${read.start.at}): restore that file and run with --resume to finish it, or move the journal away to start this file`,
-      )
+      if (options.again || !options.resume) {
+        throw refusal('unfinished', `${journal} records an unfinished run of ${options.file} (started ${start.at}; ${read.done} of ${counted(start.rows, 'row')} have a result)`, {journal, startedAt: start.at})
+      }
+      return {state: read}
     }
-    return {state: emptyState(keep), archiveTo: `${options.file}.${read.start.at.replace(/[:.]/g, '-')}.${read.start.fileSha256.slice(0, 12)}.journal`}
+    // --resume of a finished run reports it (and with --wait follows its processing rows)
+    if (options.resume) return {state: read}
+    if (!options.again) throw alreadyPaid(options.file, journal, read)
+    return {state: emptyState(keep), archiveTo: archiveName(options.file, start)}
   }
-  if (!complete && !options.resume) throw new UsageError(`${journal} records an unfinished run of ${options.file}: pass --resume to finish it (rows already paid are not paid again), or remove it to start over`)
-  return {state: read}
+  if (read && start && !complete) {
+    throw refusal('other-unfinished', `${journal} holds an unfinished run of other content (sha256 ${start.fileSha256.slice(0, 12)}, started ${start.at}): ${options.file} cannot start before it is finished`, {journal, startedAt: start.at})
+  }
+  if (read && !start) {
+    // entries but no start line (its write was cut off): the rows it names may have landed
+    if (!options.resume) throw refusal('unfinished', `${journal} records an unfinished run of ${options.file}`, {journal})
+    return {state: read}
+  }
+  // no journal of this content: one kept aside may still show the file paid
+  if (!options.again) {
+    const kept = await keptJournal(options.file, fileSha256)
+    if (kept) throw alreadyPaid(options.file, kept, await readJournal(kept, false))
+  }
+  return {state: emptyState(keep), archiveTo: read && start ? archiveName(options.file, start) : undefined}
+}
+
+/** Where a finished journal is kept when another run takes FILE.journal: FILE.<start>.<sha>.journal. */
+function archiveName(file: string, start: StartEntry): string {
+  return `${file}.${start.at.replace(/[:.]/g, '-')}.${start.fileSha256.slice(0, 12)}.journal`
+}
+
+/** The latest journal kept aside of a finished run of this content, if any. */
+async function keptJournal(file: string, fileSha256: string): Promise<string | undefined> {
+  const prefix = `${basename(file)}.`
+  const suffix = `.${fileSha256.slice(0, 12)}.journal`
+  let latest: {path: string; at: string} | undefined
+  for (const name of readdirSync(dirname(file))) {
+    if (!name.startsWith(prefix) || !name.endsWith(suffix)) continue
+    const path = join(dirname(file), name)
+    const start = await firstEntry(path)
+    if (start?.type === 'start' && start.fileSha256 === fileSha256 && (!latest || start.at > latest.at)) latest = {path, at: start.at}
+  }
+  return latest?.path
+}
+
+async function firstEntry(journal: string): Promise<JournalEntry | undefined> {
+  for await (const line of createInterface({input: createReadStream(journal), crlfDelay: Infinity})) {
+    try {
+      return JSON.parse(line) as JournalEntry
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** A finished file run again: nothing is sent, and the refusal says when it was paid. */
+function alreadyPaid(file: string, journal: string, state: JournalState): UsageError {
+  const {counts, start} = state
+  const outcomes = `${counts.success} success, ${state.pending.size} processing, ${counts.fail} failed`
+  return refusal(
+    'already-run',
+    `${file} was run to the end already (started ${start?.at}, ${counted(start?.rows ?? state.done, 'row')}: ${outcomes}; journal ${journal}): nothing was sent. Its rows keep their bizTransferNo, so running it again would pay nobody`,
+    {journal, startedAt: start?.at, counts: {...counts, processing: state.pending.size}},
+  )
+}
+
+/** Why a run cannot start, with the facts a command turns into the command line that goes on. */
+export function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run' | 'locked', message: string, details: Record<string, unknown>): UsageError {
+  const error = new UsageError(message)
+  error.details = {reason, ...details}
+  return error
 }

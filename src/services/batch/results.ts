@@ -1,14 +1,17 @@
 // What a batch gives back: its exit code, the result CSV (each row's latest result from the
 // journal) and the dry run's plan CSV.
-import {createReadStream, createWriteStream} from 'node:fs'
+import {closeSync, createReadStream, createWriteStream, openSync, readSync} from 'node:fs'
 import {createInterface} from 'node:readline'
-import {FinishedRows, type JournalEntry, type RowResult, type Tally} from './journal.js'
+import type {JournalEntry, RowResult, Tally} from './journal.js'
 import type {StopReason} from './settle.js'
 
 /** The columns of the --out result CSV (named in the command's help). */
 export const RESULT_COLUMNS = ['line', 'bizTransferNo', 'channel', 'amount', 'outcome', 'transferNo', 'code', 'message']
 /** The columns of the --dry-run plan CSV. */
 export const PLAN_COLUMNS = ['line', 'bizTransferNo', 'channel', 'amount', 'payee']
+
+/** "1 row", "2 rows". */
+export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 
 /** The documented exit code of a batch: 0 all succeeded, 4 unreachable, 5 some failed, 6 some still processing. */
 export function batchExitCode(tally: Tally & {stopped?: StopReason; notSent?: number}): number {
@@ -31,36 +34,63 @@ export async function writeCsv(outFile: string, columns: string[], rows: AsyncIt
   await done
 }
 
-/** The result CSV: each row's latest result from the journal, then the rows still unknown. */
-export async function writeResults(journal: string, unknownRows: RowResult[], outFile: string): Promise<void> {
-  // pass 1 finds the rows whose result changed later (processing, then final): few, kept by index
-  const latest = new Map<number, RowResult>()
-  const seen = new FinishedRows()
-  const entries = async function* () {
-    for await (const line of createInterface({input: createReadStream(journal), crlfDelay: Infinity})) {
-      try {
-        const entry = JSON.parse(line) as JournalEntry
-        if (entry.type === 'result') yield entry
-      } catch {
-        // a torn line: that row is unknown
+/**
+ * The result CSV, in file order: each row's latest result from the journal, or its unknown
+ * outcome. The journal is in completion order, so a first pass notes where each row's latest
+ * result line is (12 bytes a row), and a second reads them back by row.
+ */
+export async function writeResults(journal: string, rows: number, unknownRows: RowResult[], outFile: string): Promise<void> {
+  const offsets = new Float64Array(rows).fill(-1)
+  const lengths = new Uint32Array(rows)
+  let position = 0
+  for await (const line of createInterface({input: createReadStream(journal), crlfDelay: Infinity})) {
+    const length = Buffer.byteLength(line)
+    try {
+      const entry = JSON.parse(line) as JournalEntry
+      if (entry.type === 'result' && entry.index >= 0 && entry.index < rows) {
+        offsets[entry.index] = position
+        lengths[entry.index] = length
       }
+    } catch {
+      // a torn line: that row is unknown
     }
+    position += length + 1
   }
-  for await (const entry of entries()) {
-    if (!seen.has(entry.index)) seen.add(entry.index)
-    else latest.set(entry.index, entry)
+  const unknown = [...unknownRows].sort((a, b) => a.index - b.index)
+  const fd = openSync(journal, 'r')
+  try {
+    const lines = new LineReader(fd)
+    await writeCsv(
+      outFile,
+      RESULT_COLUMNS,
+      (function* () {
+        let next = 0
+        for (let index = 0; index < rows; index++) {
+          while (next < unknown.length && unknown[next].index < index) next++
+          if (offsets[index] >= 0) yield JSON.parse(lines.read(offsets[index], lengths[index])) as RowResult
+          else if (unknown[next]?.index === index) yield unknown[next]
+        }
+      })(),
+    )
+  } finally {
+    closeSync(fd)
   }
-  const written = new FinishedRows()
-  await writeCsv(
-    outFile,
-    RESULT_COLUMNS,
-    (async function* () {
-      for await (const entry of entries()) {
-        if (written.has(entry.index)) continue
-        written.add(entry.index)
-        yield latest.get(entry.index) ?? entry
-      }
-      yield* unknownRows
-    })(),
-  )
+}
+
+/** Lines read back by offset, through a window: results lie mostly in row order, so most reads are in it. */
+class LineReader {
+  private window = Buffer.alloc(256 * 1024)
+  private start = 0
+  private end = 0
+
+  constructor(private readonly fd: number) {}
+
+  read(offset: number, length: number): string {
+    if (offset < this.start || offset + length > this.end) {
+      if (length > this.window.length) this.window = Buffer.alloc(length)
+      this.start = offset
+      this.end = offset + readSync(this.fd, this.window, 0, this.window.length, offset)
+    }
+    return this.window.toString('utf8', offset - this.start, offset - this.start + length)
+  }
 }

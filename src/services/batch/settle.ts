@@ -42,9 +42,14 @@ export class Health {
 
 type Settled = Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'>
 
-/** One row's outcome: create; when the outcome is unknown, query before any resend. */
+/**
+ * One row's outcome: create; when the outcome is unknown, query before any resend. `mayHaveLanded`:
+ * this journal records the row as sent before, with no outcome.
+ */
 export async function settleRow(client: ClientConfig, fields: Record<string, unknown>, mayHaveLanded: boolean, health: Health): Promise<Settled> {
   let checkFirst = mayHaveLanded
+  // whether a send of this run (or of the run this journal records) may have created the row
+  let sentBefore = mayHaveLanded
   let lastError = ''
   for (let attempt = 1; attempt <= SEND_ATTEMPTS; attempt++) {
     // once the run stops, a row not yet answered is left for --resume (its "sending" line stays)
@@ -66,10 +71,18 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
     } catch (error) {
       if (!(error instanceof TransportError)) health.answered()
       if (error instanceof PlatformError && error.code === 10507) {
-        // already submitted (an earlier run, or a duplicate key in the file): report what it became
         const found = await lookUp(client, fields, health)
-        if (found && found !== 'unreachable') return sameRow({...found, message: `already submitted: ${found.message ?? found.outcome}`}, fields)
-        // it exists but cannot be read now: unknown, to be settled by --resume
+        if (found && found !== 'unreachable') {
+          // submitted by a run this journal does not know (its journal moved away, or the same
+          // content elsewhere): this run paid nothing, and says so
+          if (!sentBefore) {
+            const was = `${found.outcome}${found.transferNo ? ` ${found.transferNo}` : ''}`
+            return {outcome: 'fail', code: 10507, transferNo: found.transferNo, message: `not paid by this run: bizTransferNo ${String(fields.bizTransferNo)} was submitted before it, by a run this journal does not record (${was})`}
+          }
+          // our own earlier attempt landed: report what it became
+          return sameRow({...found, message: `already submitted: ${found.message ?? found.outcome}`}, fields)
+        }
+        // it exists but cannot be read now: unknown, for --resume to settle
         lastError = `already submitted, but it could not be looked up: ${error.platformMessage}`
         checkFirst = true
         await pause(attempt)
@@ -78,7 +91,7 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
       if (error instanceof PlatformError && error.signed === false) {
         // an unsigned error proves nothing about a create: look it up before believing it
         lastError = error.message
-        checkFirst = true
+        checkFirst = sentBefore = true
         await pause(attempt)
         continue
       }
@@ -90,16 +103,17 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
       }
       if (error instanceof SignatureError) {
         lastError = error.message
-        checkFirst = true
+        checkFirst = sentBefore = true
       } else if (error instanceof TransportError) {
         health.unreachable()
         lastError = error.message
         checkFirst = error.outcomeUnknown
+        sentBefore ||= error.outcomeUnknown
       } else throw error
       await pause(attempt)
     }
   }
-  return {outcome: 'unknown', message: `${lastError}; run again with --resume to settle this row`}
+  return {outcome: 'unknown', message: `outcome unknown: ${lastError}`}
 }
 
 type Found = Settled & {foundAmount?: number}
