@@ -146,6 +146,21 @@ export function waitNote(first: string): (processing: number) => string | undefi
   }
 }
 
+/** Lines for stdout, written a turn of the event loop's worth at a time: a write per row of a batch would be a system call each. */
+export function lineWriter(out: (text: string) => void): {push(line: string): void; flush(): void} {
+  let lines: string[] = []
+  const flush = () => {
+    if (lines.length) out(lines.join('\n'))
+    lines = []
+  }
+  return {
+    push(line) {
+      if (lines.push(line) === 1) setImmediate(flush)
+    },
+    flush,
+  }
+}
+
 export interface Progress {
   start(total: number, value: number): void
   increment(): void

@@ -325,7 +325,7 @@ describe('one run at a time', () => {
     const exited = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)))
     try {
       await waitFor(() => journalSoFar(file).filter((l) => l.type === 'result').length > 2, 30_000)
-      const inUse = new RegExp(`Error: ${file}\\.journal is in use by another unipay process: pid ${first.pid} \\(transfer batch, since [\\d:T.-]+Z\\); nothing was sent\\. Wait for it to end, or stop it \\(kill ${first.pid}\\)`)
+      const inUse = new RegExp(`Error: ${file}\\.journal is in use by another unipay process: pid ${first.pid} \\(transfer batch, since [\\d:T.-]+Z\\); nothing was done\\. Wait for it to end, or stop it \\(kill ${first.pid}\\)`)
       for (const args of [['transfer', 'batch', file, '--resume'], ['transfer', 'batch', file], ['transfer', 'batch', 'status', file]]) {
         const second = await c.run(args)
         expect(second.code, args.join(' ')).toBe(2)

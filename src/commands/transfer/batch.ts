@@ -1,7 +1,7 @@
 import {resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand, type Flag} from '../../cli/base.js'
-import {amountNote, commandLine, countsLine, failedRowLines, interruptible, parseDuration, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
+import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseDuration, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
 import {UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
@@ -69,6 +69,7 @@ export default class TransferBatch extends BaseCommand {
     let sending = false
     const interrupt = interruptible((signal) => this.notice(sending ? `${signal}: no more rows are sent; finishing the rows in flight...` : `${signal}: stopping before anything is sent`))
     const waiting = waitNote(`waiting up to ${flags.wait} for`)
+    const rows = lineWriter((text) => this.io.out(text))
     let summary: Summary
     try {
       summary = await runBatch({
@@ -97,7 +98,7 @@ export default class TransferBatch extends BaseCommand {
         },
         onRow: (row) => {
           if (progress) progress.increment()
-          else if (!this.json) this.io.out(JSON.stringify(row))
+          else if (!this.json) rows.push(JSON.stringify(row))
         },
         onWait: (processing) => {
           const note = waiting(processing)
@@ -108,6 +109,7 @@ export default class TransferBatch extends BaseCommand {
       if (error instanceof UsageError) error.hint ??= refusalHint(error, next, profileWords(flags))
       throw error
     } finally {
+      rows.flush()
       progress?.stop()
       this.io = io
       interrupt.release()

@@ -134,15 +134,29 @@ export function tallyOf(state: JournalState, journal: string, unknownRows: RowRe
   return {rows: state.start?.rows ?? state.done + unknownRows.length, counts, cents, failed: [...state.failed, ...unknownRows.map(failedRow)], journal, outFile}
 }
 
-/** A journal appended to synchronously (a kill never loses a line already returned); quiet once closed. */
+/**
+ * A journal appended to synchronously (a kill never loses a line `write` returned); quiet once
+ * closed. `later` keeps a line until the next write or the close, so a row costs one system call:
+ * for results a kill may lose, as the row's "sending" line makes --resume look it up instead.
+ */
 export function openJournal(journal: string) {
   const fd = openSync(journal, 'a', 0o600)
   let open = true
+  let waiting = ''
   return {
     write(entry: JournalEntry) {
-      if (open) writeSync(fd, `${JSON.stringify(entry)}\n`)
+      if (open) writeSync(fd, `${waiting}${JSON.stringify(entry)}\n`)
+      waiting = ''
+    },
+    later(entry: JournalEntry) {
+      if (open) waiting += `${JSON.stringify(entry)}\n`
+    },
+    flush() {
+      if (open && waiting) writeSync(fd, waiting)
+      waiting = ''
     },
     close() {
+      this.flush()
       if (open) closeSync(fd)
       open = false
     },

@@ -42,15 +42,16 @@ export async function lockJournal(journal: string, command: string): Promise<Jou
       const held = readLock(path)
       if (!held) continue // released in between: claim again
       if (held.holder && running(held.holder)) {
-        throw refusal('locked', `${journal} is in use by another unipay process: pid ${held.holder.pid} (${held.holder.command}, since ${held.holder.at}); nothing was sent. Wait for it to end, or stop it (kill ${held.holder.pid})`, {journal, pid: held.holder.pid, command: held.holder.command, since: held.holder.at})
+        throw refusal('locked', `${journal} is in use by another unipay process: pid ${held.holder.pid} (${held.holder.command}, since ${held.holder.at}); nothing was done. Wait for it to end, or stop it (kill ${held.holder.pid})`, {journal, pid: held.holder.pid, command: held.holder.command, since: held.holder.at})
       }
       if (!takeOver(path, held.text, text)) {
         // another process is taking it over: see who won
         await new Promise((resolve) => setTimeout(resolve, 10))
         continue
       }
-      const gone = held.holder ? `pid ${held.holder.pid}, ${held.holder.command}, since ${held.holder.at}` : 'unreadable'
-      tookOver = `${path}: the process that held it (${gone}) is no longer running; this one took it over`
+      tookOver = held.holder
+        ? `${path}: the process that held it (pid ${held.holder.pid}, ${held.holder.command}, since ${held.holder.at}) is no longer running; this one took it over`
+        : `${path}: it named no process that could be found; this one took it over`
     }
     // a run ended by process.exit (a second Ctrl-C) leaves no lock behind either
     process.on('exit', release)

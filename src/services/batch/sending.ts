@@ -125,7 +125,10 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
     inFlight.delete(row.index)
     if (result.outcome === 'unknown') unknownRows.push(result)
     else {
-      log.write({type: 'result', ...result})
+      // a lost success or processing line is looked up on --resume; a failure (perhaps a row
+      // another run paid) is not left to a look-up that would take that payment for this row's
+      if (result.outcome === 'fail') log.write({type: 'result', ...result})
+      else log.later({type: 'result', ...result})
       applyResult(state, result)
     }
     options.onRow?.(result)
@@ -146,8 +149,8 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   }
   const slot = () => new Promise<void>((resolve) => (wake = resolve))
   try {
-    for await (const item of readRows(file)) {
-      if (failure) break
+    reading: for await (const batch of readRows(file)) for (const item of batch) {
+      if (failure) break reading
       if (!('record' in item) || state.finished.has(item.index)) continue
       if (health.stopped) {
         if (!state.unresolved.has(item.index)) notSent++
@@ -167,6 +170,8 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
     if (deadline !== Infinity && running > 0) timer = setTimeout(() => wake?.(), DRAIN_MS)
     while (running > 0 && Date.now() < deadline) await slot()
     clearTimeout(timer)
+    // every result on disk before a wait that may take hours
+    log.flush()
     if (failure) throw failure.error
     // rows cut off in flight, or left unknown by an earlier run and not reached now, keep their
     // "sending" line: --resume looks them up
