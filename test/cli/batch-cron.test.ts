@@ -283,6 +283,10 @@ describe('an interrupted batch', () => {
       expect(stderr).toContain(`sent ${written.length} of 400 rows, ${(sentCents / 100).toFixed(2)} of ${(totalCents / 100).toFixed(2)} yuan: `)
       const finish = new RegExp(`interrupted by ${signal}: \\d+ rows not sent(, \\d+ in flight)?; finish with: unipay (.*)$`, 'm').exec(stderr)
       expect(finish?.[2]).toBe(`transfer batch ${file} --concurrency 4 --channel walletB --out ${out} --resume`)
+      // status names the same command, the run's own flags read from its journal
+      const status = await c.run(['transfer', 'batch', 'status', file])
+      expect(status.code).toBe(5)
+      expect(status.stderr).toMatch(new RegExp(`\\d+ rows were never sent; finish with: unipay ${finish![2].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'))
       // following it finishes the job, --out included
       expect([0, 6]).toContain((await c.run(finish![2].split(' '))).code)
       const all = csvRows(out)
