@@ -1,9 +1,13 @@
 // What `transfer batch` and `transfer batch status` share: --wait [DURATION] (a flag whose value
-// is optional), interruption by SIGINT/SIGTERM, and the summary with its documented exit code.
+// is optional), interruption by SIGINT/SIGTERM, the progress bar, and the summary with its
+// documented exit code and the full command lines that finish the job.
+import {relative} from 'node:path'
 import {Flags} from '@oclif/core'
+import type {SingleBar} from 'cli-progress'
 import {UsageError} from '../errors.js'
+import {shellQuote} from '../local-sandbox/credentials.js'
 import {centsToYuan} from '../protocol/money.js'
-import {batchExitCode, type Summary, type Tally} from '../services/batch.js'
+import {batchExitCode, counted, type Summary, type Tally} from '../services/batch/index.js'
 
 export const DEFAULT_WAIT = '10m'
 const DURATION = /^(\d+)(ms|s|m|h)?$/
@@ -60,26 +64,67 @@ export function countsLine(tally: Tally): string {
   return `${counts.success} success, ${counts.processing} processing, ${counts.fail} failed, ${counts.unknown} unknown`
 }
 
+/** A path as the user in this folder would type it: relative below it, else absolute. */
+export function typed(path: string): string {
+  const below = relative(process.cwd(), path)
+  return below && !below.startsWith('..') ? below : path
+}
+
+/** A command line to copy: `unipay` and the words, quoted for a shell where they must be. */
+export const commandLine = (words: string[]) => ['unipay', ...words.map(shellQuote)].join(' ')
+
+/** The flags of the profile a command ran with, which the commands it suggests need too. */
+export function profileWords(flags: {profile?: string; 'base-url'?: string; 'private-key'?: string; 'platform-public-key'?: string; timeout?: number; verify?: boolean}): string[] {
+  const words: string[] = []
+  for (const name of ['profile', 'base-url', 'private-key', 'platform-public-key'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
+  if (flags.timeout !== undefined && flags.timeout !== 15) words.push('--timeout', String(flags.timeout))
+  if (flags.verify === false) words.push('--no-verify')
+  return words
+}
+
+/** What a batch's notes tell the user to run next, written out in full. */
+export interface NextCommands {
+  /** Finishes the run: the batch command with every flag that matters, without --resume. */
+  run: string
+  /** Settles it later: `transfer batch status FILE` with the profile and --out. */
+  status: string
+}
+
 /** The exit code and the closing note of a run. */
-export function verdict(tally: Tally & Partial<Pick<Summary, 'stopped' | 'notSent'>>, command: string, interrupted?: NodeJS.Signals): {exitCode: number; note?: string} {
+export function verdict(tally: Tally & Partial<Pick<Summary, 'stopped' | 'notSent'>>, next: NextCommands, interrupted?: NodeJS.Signals): {exitCode: number; note?: string} {
+  const resume = `${next.run} --resume`
   if (interrupted) {
-    return {exitCode: interrupted === 'SIGINT' ? 130 : 143, note: `interrupted by ${interrupted}: ${tally.notSent ?? 0} row(s) not sent${tally.counts.unknown ? `, ${tally.counts.unknown} in flight` : ''}; finish with: ${command} --resume`}
+    const inFlight = tally.counts.unknown ? `, ${tally.counts.unknown} in flight` : ''
+    return {exitCode: interrupted === 'SIGINT' ? 130 : 143, note: `interrupted by ${interrupted}: ${counted(tally.notSent ?? 0, 'row')} not sent${inFlight}; finish with: ${resume}`}
   }
   const exitCode = batchExitCode(tally)
   const see = tally.outFile ?? tally.journal
-  if (exitCode === 4) return {exitCode, note: `platform unreachable: nothing more was sent (${tally.notSent ?? 0} row(s) not sent); run again with --resume`}
+  if (exitCode === 4) return {exitCode, note: `platform unreachable: nothing more was sent (${counted(tally.notSent ?? 0, 'row')} not sent); once it answers, finish with: ${resume}`}
   if (exitCode === 5) {
+    const notes: string[] = []
     const failed = tally.counts.fail + tally.counts.unknown
-    const notes = failed ? [`${failed} row(s) did not succeed (see ${see})${tally.counts.unknown ? '; run again with --resume to settle the unknown ones' : ''}`] : []
-    if (tally.notSent) notes.push(`${tally.notSent} row(s) were never sent; finish with: ${command} --resume`)
+    if (failed) notes.push(`${counted(failed, 'row')} did not succeed (see ${see})`)
+    if (tally.counts.unknown) notes.push(`settle the ${tally.counts.unknown} unknown with: ${resume}`)
+    if (tally.notSent) notes.push(`${counted(tally.notSent, 'row')} ${tally.notSent === 1 ? 'was' : 'were'} never sent; finish with: ${resume}`)
+    // rows an earlier run submitted whose journal is not here (moved away, or the same file elsewhere)
+    const before = tally.failed.filter((row) => row.code === 10507).length
+    if (before) notes.push(`${counted(before, 'row')} had been submitted before this run, which paid them nothing; to pay the whole file again on purpose: ${next.run} --again`)
     return {exitCode, note: notes.join('; ')}
   }
-  if (exitCode === 6) return {exitCode, note: `${tally.counts.processing} row(s) still processing: check later with \`transfer batch status\`, or wait with --wait`}
+  if (exitCode === 6) {
+    const processing = counted(tally.counts.processing, 'row')
+    return {exitCode, note: `${processing} still processing: check later with: ${next.status} (add --wait 1h to follow them until final)`}
+  }
   return {exitCode}
 }
 
+/** The rows and amount of the summary: the whole file's, or, for a run that stopped early, what was sent of it. */
 export function amountNote(summary: Summary): string {
-  return `${summary.rows} rows, ${centsToYuan(summary.totalCents)} yuan`
+  const {counts, cents} = summary
+  if (!summary.stopped && !summary.notSent) return `${counted(summary.rows, 'row')}, ${centsToYuan(summary.totalCents)} yuan`
+  const sent = counts.success + counts.processing + counts.fail + counts.unknown
+  const sentCents = cents.success + cents.processing + cents.fail + cents.unknown
+  return `sent ${sent} of ${counted(summary.rows, 'row')}, ${centsToYuan(sentCents)} of ${centsToYuan(summary.totalCents)} yuan`
 }
 
 /** The rows that did not succeed, one line each, the first `most` of them. */
@@ -87,4 +132,64 @@ export function failedRowLines(failed: Tally['failed'], more: string, most = 20)
   const lines = failed.slice(0, most).map((row) => `  line ${row.line}: ${row.bizTransferNo} ${row.outcome}${row.transferNo ? ` ${row.transferNo}` : ''}${row.code ? ` (${row.code})` : ''}: ${row.message ?? ''}`)
   if (failed.length > most) lines.push(`  ... and ${failed.length - most} more${more}`)
   return lines
+}
+
+/** How many rows are still processing, as a follow-up goes: said when it starts and when the number goes down. */
+export function waitNote(first: string): (processing: number) => string | undefined {
+  let started = false
+  return (processing) => {
+    if (!processing) return undefined
+    const rows = counted(processing, 'processing row')
+    if (started) return `${rows} left...`
+    started = true
+    return `${first} ${rows}...`
+  }
+}
+
+/** Lines for stdout, written a turn of the event loop's worth at a time: a write per row of a batch would be a system call each. */
+export function lineWriter(out: (text: string) => void): {push(line: string): void; flush(): void} {
+  let lines: string[] = []
+  const flush = () => {
+    if (lines.length) out(lines.join('\n'))
+    lines = []
+  }
+  return {
+    push(line) {
+      if (lines.push(line) === 1) setImmediate(flush)
+    },
+    flush,
+  }
+}
+
+export interface Progress {
+  start(total: number, value: number): void
+  increment(): void
+  /** Writes a message above the bar; false when no bar is showing. */
+  log(text: string): boolean
+  stop(): void
+}
+
+/** A progress bar on stderr; messages written while it shows go above it, not over it. */
+export async function progressBar(stream: NodeJS.WriteStream): Promise<Progress> {
+  const {MultiBar, Presets} = await import('cli-progress')
+  const bars = new MultiBar({format: 'transfers [{bar}] {value}/{total} {percentage}% · {eta_formatted} left', stream, hideCursor: true}, Presets.shades_classic)
+  let bar: SingleBar | undefined
+  return {
+    start(total, value) {
+      bar = bars.create(total, value)
+    },
+    increment() {
+      bar?.increment()
+    },
+    log(text) {
+      if (!bar) return false
+      bars.log(text.endsWith('\n') ? text : `${text}\n`)
+      bars.update()
+      return true
+    },
+    stop() {
+      if (bar) bars.stop()
+      bar = undefined
+    },
+  }
 }

@@ -46,6 +46,9 @@ export function formBody(fields: Record<string, string>): {headers: Record<strin
   return {headers: {'content-type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams(fields).toString()}
 }
 
+/** The HTTP modules once loaded: import() of a loaded module still costs every row of a batch some µs. */
+const loaded: {http?: typeof import('node:http'); https?: typeof import('node:https')} = {}
+
 /** Codes that mean the request never left, so it certainly did not take effect. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'])
 
@@ -55,7 +58,7 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
   const fail = (reason: string, outcomeUnknown: boolean) => new TransportError(`could not reach ${target.origin}: ${reason}`, outcomeUnknown)
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw fail(`unsupported protocol ${target.protocol}`, false)
   // only the module the address needs: https costs start-up that a local sandbox call never uses
-  const {request: send} = target.protocol === 'https:' ? await import('node:https') : await import('node:http')
+  const {request: send} = target.protocol === 'https:' ? (loaded.https ??= await import('node:https')) : (loaded.http ??= await import('node:http'))
   const agent = target.protocol === 'https:' ? request.agent?.https : request.agent?.http
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
   const headers: Record<string, string | number> = {'user-agent': 'unipay-cli', ...request.headers}

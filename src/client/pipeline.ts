@@ -4,7 +4,7 @@ import {randomBytes, type KeyObject} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
-import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
+import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
@@ -150,7 +150,7 @@ export async function call<T = unknown>(
   for (let attempt = 1; ; attempt++) {
     try {
       const response = await send(config, request)
-      return {request, response: verifyResponse<T>(config, request, response)}
+      return {request, response: await verifyResponse<T>(config, request, response)}
     } catch (error) {
       // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
       // a body that did not parse; anything that reached a verdict is final.
@@ -171,10 +171,11 @@ async function send(config: ClientConfig, request: SignedRequest): Promise<{stat
   return response
 }
 
-function verifyResponse<T>(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}): NonNullable<CallResult<T>['response']> {
+async function verifyResponse<T>(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}): Promise<NonNullable<CallResult<T>['response']>> {
   let read
   try {
-    read = readEnvelope(response.raw, config.platformKey)
+    // on the thread pool, as requests are signed: a batch run keeps sending while answers are verified
+    read = await readEnvelopeAsync(response.raw, config.platformKey)
   } catch (error) {
     if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`, response.status >= 500)
     throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)

@@ -98,4 +98,4 @@ export function credentialsAsProperties(credentials: SandboxCredentials): string
     .join('\n')
 }
 
-const shellQuote = (value: string) => (/^[\w@%+=:,./-]*$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)
+export const shellQuote = (value: string) => (/^[\w@%+=:,./-]*$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)

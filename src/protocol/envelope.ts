@@ -3,7 +3,7 @@
 import type {KeyObject} from 'node:crypto'
 import {canonicalString} from './canonical.js'
 import {type JsonObject, parseJsonObject} from './json.js'
-import {verifyString} from './signature.js'
+import {verifyString, verifyStringAsync} from './signature.js'
 
 export interface ReadEnvelope {
   body: JsonObject
@@ -19,6 +19,13 @@ export function readEnvelope(raw: string, platformKey: KeyObject | undefined): R
   const signature = typeof body.sign === 'string' && body.sign !== '' ? body.sign : undefined
   if (!signature) return {body, canonical}
   return {body, canonical, signature, verified: platformKey ? verifyString(canonical, signature, platformKey) : undefined}
+}
+
+/** The same reading, with the signature verified on the thread pool. */
+export async function readEnvelopeAsync(raw: string, platformKey: KeyObject | undefined): Promise<ReadEnvelope> {
+  const read = readEnvelope(raw, undefined)
+  if (!read.signature || !platformKey) return read
+  return {...read, verified: await verifyStringAsync(read.canonical, read.signature, platformKey)}
 }
 
 /** The `code` of a SignedResult or Result, as a number (NaN when absent). */

@@ -1,5 +1,5 @@
 // SHA256withRSA (PKCS#1 v1.5) over the UTF-8 string to sign, Base64 with padding.
-import {createSign, createVerify, sign, type KeyObject} from 'node:crypto'
+import {createSign, createVerify, sign, verify, type KeyObject} from 'node:crypto'
 import {canonicalString} from './canonical.js'
 
 export function signString(text: string, privateKey: KeyObject): string {
@@ -22,6 +22,17 @@ export function verifyString(text: string, signature: string, publicKey: KeyObje
   } catch {
     return false
   }
+}
+
+/** The same check, made on the thread pool: a batch run goes on sending while its answers are verified. */
+export function verifyStringAsync(text: string, signature: string, publicKey: KeyObject): Promise<boolean> {
+  return new Promise((resolve) => {
+    try {
+      verify('sha256', Buffer.from(text, 'utf8'), publicKey, Buffer.from(signature, 'base64'), (error, verified) => resolve(!error && verified))
+    } catch {
+      resolve(false)
+    }
+  })
 }
 
 /** Returns the body with `sign` set over its canonical string. */

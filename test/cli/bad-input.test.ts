@@ -182,8 +182,8 @@ function cases(): Case[] {
   // 5. batch files
   for (const [file, message] of [
     ['/no/such/file.csv', 'does not exist'],
-    ['@EMPTY', 'the file has no rows'],
-    ['@HEADER_ONLY', 'the file has no rows'],
+    ['@EMPTY', 'no rows: the file is empty or has only its header'],
+    ['@HEADER_ONLY', 'no rows: the file is empty or has only its header'],
     ['@UNCLOSED', 'not valid CSV'],
     ['@RAGGED', 'not valid CSV'],
     ['@BAD_ROWS', 'line 2: channel: must be one of walletA, walletB, walletD'],

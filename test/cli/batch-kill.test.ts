@@ -44,7 +44,7 @@ describe('transfer batch, killed', () => {
     const mine = (await sandboxTransfers(k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
     const byKey = new Map<string, SandboxTransfer[]>()
     for (const t of mine) byKey.set(t.bizTransferNo, [...(byKey.get(t.bizTransferNo) ?? []), t])
-    const {derivedBizTransferNo} = await import('../../src/services/batch.js')
+    const {derivedBizTransferNo} = await import('../../src/services/batch/index.js')
     const {createHash} = await import('node:crypto')
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex')
     for (let i = 0; i < 3000; i++) {

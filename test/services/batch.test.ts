@@ -8,7 +8,7 @@ import {InterruptedError, UsageError} from '../../src/errors.js'
 import type {ClientConfig} from '../../src/client/pipeline.js'
 import {generateRsaKeyPair, loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {verdict} from '../../src/cli/batch.js'
-import {batchExitCode, batchStatus, planBatch, runBatch, type RowProblem} from '../../src/services/batch.js'
+import {batchExitCode, batchStatus, planBatch, runBatch, type RowProblem} from '../../src/services/batch/index.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -74,7 +74,7 @@ describe('runBatch, before anything is sent', () => {
     const {fileSha256} = await planBatch(payouts, 'payouts.csv', defaults, () => {})
     const start = {type: 'start', fileSha256, rows: 2, mchNo: 'M1', baseUrl: 'http://127.0.0.1:9', at: '2026-11-24T00:00:00.000Z'}
     writeFileSync(`${payouts}.journal`, `${JSON.stringify(start)}\n${JSON.stringify({type: 'sending', index: 0, line: 2, bizTransferNo: 'BT1', channel: 'walletB', amount: 150})}\n`)
-    await expect(runBatch(options(payouts, unreached))).rejects.toThrow(/records an unfinished run of .*: pass --resume to finish it/)
+    await expect(runBatch(options(payouts, unreached))).rejects.toThrow(/records an unfinished run of .*payouts\.csv \(started 2026-11-24T00:00:00\.000Z; 0 of 2 rows have a result\)$/)
   })
 
   it('ends with the signal, before the platform and without a journal, when interrupted first', async () => {
@@ -120,6 +120,33 @@ describe('runBatch, a row failing in a way no outcome covers', () => {
   })
 })
 
+describe('the journal lock', () => {
+  const started = () => readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ')[19]
+
+  it('refuses a run while a live process holds the lock, and takes over one whose pid now belongs to another process', async () => {
+    const payouts = file(GOOD)
+    const lock = `${payouts}.journal.lock`
+    const holder = {pid: process.pid, command: 'transfer batch', at: '2026-11-24T02:30:00.000Z', token: 't'}
+    writeFileSync(lock, JSON.stringify({...holder, started: started()}))
+    const unreached = async (): Promise<never> => {
+      throw new Error('connect must not be called')
+    }
+    const run = (connect: () => Promise<ClientConfig>, onNotice?: (message: string) => void) => runBatch({file: payouts, defaults, connect, concurrency: 2, resume: false, onProblem: () => {}, onNotice})
+    const refused = await run(unreached).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(UsageError)
+    expect(refused).toMatchObject({details: {reason: 'locked', pid: process.pid, command: 'transfer batch'}})
+    expect(readFileSync(lock, 'utf8')).toContain('"token":"t"')
+    // the same pid, but a process started at another time: the lock's process is gone
+    writeFileSync(lock, JSON.stringify({...holder, started: '1'}))
+    const notices: string[] = []
+    await expect(run(async () => {
+      throw new UsageError('stop here')
+    }, (m) => notices.push(m))).rejects.toThrow('stop here')
+    expect(notices).toEqual([`${lock}: the process that held it (pid ${process.pid}, transfer batch, since 2026-11-24T02:30:00.000Z) is no longer running; this one took it over`])
+    expect(existsSync(lock)).toBe(false)
+  })
+})
+
 describe('batchStatus', () => {
   const client: ClientConfig = {baseUrl: 'http://127.0.0.1:9', mchNo: 'M1', verify: true}
   /** A journal of a run of GOOD stopped after its first row succeeded: the second was never sent. */
@@ -137,7 +164,8 @@ describe('batchStatus', () => {
     const tally = await batchStatus({file: payouts, client, concurrency: 2})
     expect(tally).toMatchObject({rows: 2, notSent: 1, counts: {success: 1, processing: 0, fail: 0, unknown: 0}})
     expect(batchExitCode(tally)).toBe(5)
-    expect(verdict(tally, 'unipay transfer batch payouts.csv')).toEqual({exitCode: 5, note: '1 row(s) were never sent; finish with: unipay transfer batch payouts.csv --resume'})
+    const next = {run: 'unipay transfer batch payouts.csv --out r.csv', status: 'unipay transfer batch status payouts.csv --out r.csv'}
+    expect(verdict(tally, next)).toEqual({exitCode: 5, note: '1 row was never sent; finish with: unipay transfer batch payouts.csv --out r.csv --resume'})
   })
 
   it('refuses a batch file changed since its run, and reads the run from its journal given directly', async () => {

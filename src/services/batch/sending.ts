@@ -1,0 +1,192 @@
+// A run: the whole file checked, the journal consulted, the platform reached, then the rows
+// streamed through with bounded concurrency, each journalled before and after its call.
+import {randomBytes} from 'node:crypto'
+import {renameSync} from 'node:fs'
+import {merchantKey, type ClientConfig} from '../../client/pipeline.js'
+import {InterruptedError, UsageError} from '../../errors.js'
+import {derivedBizTransferNo, readRows, rowFields, validateBatch, type Plan, type RawRow, type RowProblem} from './file.js'
+import {followPending} from './following.js'
+import {applyResult, checkSamePlatform, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
+import {lockJournal} from './lock.js'
+import {counted, writeResults} from './results.js'
+import {Health, settleRow, type StopReason} from './settle.js'
+
+/** How long in-flight rows may take to finish after an interruption. */
+const DRAIN_MS = 10_000
+
+export interface Summary extends Plan, Tally {
+  /** Rows finished by an earlier run (resume, or a re-run of a finished file). */
+  previouslyDone: number
+  /** Why the run stopped before every row was sent. */
+  stopped?: StopReason
+  /** Rows never sent (the run stopped first). */
+  notSent: number
+  /** The journal of an earlier, finished run that was moved aside for this one. */
+  archived?: string
+  /** A run paying a finished file again (--again): the id its rows' numbers derive from. */
+  runId?: string
+}
+
+export interface RunOptions {
+  file: string
+  defaults: Record<string, unknown>
+  /**
+   * The platform to send to, asked for once the file is valid and its journal allows the run (so
+   * a refused file reaches nothing, not even a local sandbox); `left` rows have no result yet from
+   * an earlier run (0: nothing will be sent).
+   */
+  connect: (plan: Plan, left: number) => Promise<ClientConfig>
+  concurrency: number
+  resume: boolean
+  /** Pay a file a finished run has paid, again: every row gets a new bizTransferNo. */
+  again?: boolean
+  outFile?: string
+  /** The run's own flags, recorded in the journal for the command that finishes it. */
+  flags?: string[]
+  /** Follow processing rows until final for at most this long (0: do not wait). */
+  waitMs?: number
+  /** Aborted: stop sending, let the rows in flight finish (bounded), report. */
+  signal?: AbortSignal
+  onProblem: (problem: RowProblem) => void
+  /** Something the user should know that is no problem (a lock taken over from a process that is gone). */
+  onNotice?: (message: string) => void
+  onStart?: (plan: Plan, previouslyDone: number, state: 'fresh' | 'resume' | 'done') => void
+  onRow?: (result: RowResult) => void
+  onWait?: (processing: number) => void
+}
+
+export async function runBatch(options: RunOptions): Promise<Summary> {
+  const {file, signal} = options
+  const {problems, keyed, ...plan} = await validateBatch(file, options.defaults, options.onProblem, signal)
+  if (problems > 0) throw new UsageError(`${counted(problems, 'problem')} in ${file}: nothing was sent`)
+  if (options.again && keyed > 0) {
+    throw new UsageError(`--again gives every row a new bizTransferNo, but ${counted(keyed, 'row')} of ${file} give their own: give those rows new numbers in the file instead; nothing was sent`)
+  }
+  const journal = `${file}.journal`
+  const lock = await lockJournal(journal, 'transfer batch')
+  try {
+    if (lock.tookOver) options.onNotice?.(lock.tookOver)
+    const prior = await priorRun(journal, plan.fileSha256, options)
+    stopIfInterrupted(signal)
+    const client = await options.connect(plan, plan.rows - prior.state.done)
+    stopIfInterrupted(signal)
+    // keys missing would fail every row after its "sending" line: refuse before the journal
+    merchantKey(client)
+    if (client.verify && !client.platformKey) throw new UsageError('no platform public key to verify the answers with: set one in the profile, or pass --no-verify')
+    checkSamePlatform(prior.state.start, client, journal)
+    // the earlier run's rows all have an outcome: keep its journal, out of the way
+    if (prior.archiveTo) renameSync(journal, prior.archiveTo)
+    // one keep-alive pool for the whole run: no row pays for a TCP (or TLS) handshake
+    const [{Agent}, {Agent: HttpsAgent}] = await Promise.all([import('node:http'), import('node:https')])
+    const agent = {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
+    try {
+      return await sendBatch(options, plan, {...client, agent}, prior)
+    } finally {
+      agent.http.destroy()
+      agent.https.destroy()
+    }
+  } finally {
+    lock.release()
+  }
+}
+
+/** Interrupted before the journal is opened: nothing was sent and nothing is left to resume. */
+function stopIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new InterruptedError(signal.reason, 'interrupted before anything was sent; no journal was written')
+}
+
+async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, {state: previous, archiveTo: archived}: PriorRun): Promise<Summary> {
+  const {file} = options
+  const journal = `${file}.journal`
+  const log = openJournal(journal)
+  // a journal with its start line is an earlier run of this file, even one killed before its first send
+  const fresh = previous.start === undefined && previous.done === 0 && previous.unresolved.size === 0
+  // paying again: a new id, recorded before the first send, that --resume reads back
+  const runId = fresh ? (options.again ? randomBytes(8).toString('hex') : undefined) : previous.start?.runId
+  const state = previous
+  if (fresh) {
+    state.start = {type: 'start', fileSha256: plan.fileSha256, rows: plan.rows, mchNo: client.mchNo, baseUrl: client.baseUrl, outFile: options.outFile, at: new Date().toISOString(), runId, flags: options.flags}
+    log.write(state.start)
+  }
+  const previouslyDone = previous.done
+  options.onStart?.(plan, previouslyDone, fresh ? 'fresh' : previous.done >= plan.rows ? 'done' : 'resume')
+  const unknownRows: RowResult[] = []
+  const inFlight = new Map<number, Omit<RowResult, 'outcome'>>()
+  const health = new Health(options.signal)
+
+  const sendRow = async (row: RawRow) => {
+    const {fields} = rowFields(row.record, options.defaults)
+    fields.bizTransferNo ??= derivedBizTransferNo(plan.fileSha256, row.index, runId)
+    const base = {index: row.index, line: row.line, bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel), amount: Number(fields.amount)}
+    const mayHaveLanded = state.unresolved.has(row.index)
+    if (!mayHaveLanded) log.write({type: 'sending', ...base})
+    inFlight.set(row.index, base)
+    const result: RowResult = {...base, ...(await settleRow(client, fields, mayHaveLanded, health))}
+    inFlight.delete(row.index)
+    if (result.outcome === 'unknown') unknownRows.push(result)
+    else {
+      // a lost success or processing line is looked up on --resume; a failure (perhaps a row
+      // another run paid) is not left to a look-up that would take that payment for this row's
+      if (result.outcome === 'fail') log.write({type: 'result', ...result})
+      else log.later({type: 'result', ...result})
+      applyResult(state, result)
+    }
+    options.onRow?.(result)
+  }
+
+  // Bounded concurrency over the streamed rows; nothing new starts once the run must stop.
+  let running = 0
+  /** Wakes the loop when a row is done (or the run must stop), for the next one. */
+  let wake: (() => void) | undefined
+  void health.halted.then(() => wake?.())
+  let notSent = 0
+  // A row that fails in a way no outcome covers (a bug) ends the run once the rows in flight
+  // are done; it is kept here, not left as a rejection nobody awaits.
+  let failure: {error: unknown} | undefined
+  const done = () => {
+    running--
+    wake?.()
+  }
+  const slot = () => new Promise<void>((resolve) => (wake = resolve))
+  try {
+    reading: for await (const batch of readRows(file)) for (const item of batch) {
+      if (failure) break reading
+      if (!('record' in item) || state.finished.has(item.index)) continue
+      if (health.stopped) {
+        if (!state.unresolved.has(item.index)) notSent++
+        continue
+      }
+      running++
+      sendRow(item)
+        .catch((error: unknown) => {
+          failure ??= {error}
+        })
+        .finally(done)
+      while (running >= options.concurrency && !health.stopped) await slot()
+    }
+    // the rows in flight finish; after an interruption, for a bounded time
+    const deadline = health.stopped === 'interrupted' ? Date.now() + DRAIN_MS : Infinity
+    let timer: NodeJS.Timeout | undefined
+    if (deadline !== Infinity && running > 0) timer = setTimeout(() => wake?.(), DRAIN_MS)
+    while (running > 0 && Date.now() < deadline) await slot()
+    clearTimeout(timer)
+    // every result on disk before a wait that may take hours
+    log.flush()
+    if (failure) throw failure.error
+    // rows cut off in flight, or left unknown by an earlier run and not reached now, keep their
+    // "sending" line: --resume looks them up
+    const unknown = new Set(unknownRows.map((r) => r.index))
+    for (const row of inFlight.values()) unknownRows.push({...row, outcome: 'unknown', message: 'cut off in flight: outcome unknown'})
+    for (const [index, entry] of state.unresolved) {
+      if (!unknown.has(index) && !inFlight.has(index)) {
+        unknownRows.push({index, line: entry.line ?? 0, bizTransferNo: entry.bizTransferNo, channel: entry.channel ?? '', amount: entry.amount ?? 0, outcome: 'unknown', message: 'sent by an earlier run, outcome unknown: not looked up by this one'})
+      }
+    }
+    if (!health.stopped && options.waitMs) await followPending(client, state, log, {deadline: Date.now() + options.waitMs, concurrency: options.concurrency, signal: options.signal, onWait: options.onWait})
+  } finally {
+    log.close()
+  }
+  const tally = tallyOf(state, journal, unknownRows, options.outFile)
+  if (options.outFile) await writeResults(journal, tally.rows, unknownRows, options.outFile)
+  return {...plan, ...tally, previouslyDone, stopped: health.stopped, notSent, archived, ...(runId ? {runId} : {})}
+}
