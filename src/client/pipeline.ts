@@ -5,8 +5,10 @@ import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
+import {endpointByPath, endpoints} from '../protocol/endpoints.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
-import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {foreignInputProblem} from '../protocol/foreign-input.js'
+import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -134,7 +136,7 @@ export async function call<T = unknown>(
   for (let attempt = 1; ; attempt++) {
     try {
       const response = await send(config, request)
-      return {request, response: verifyResponse<T>(config, request, response)}
+      return {request, response: verifyResponse<T>(config, endpoint, request, response)}
     } catch (error) {
       // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
       // a body that did not parse; anything that reached a verdict is final.
@@ -155,15 +157,25 @@ async function send(config: ClientConfig, request: SignedRequest): Promise<{stat
   return response
 }
 
-function verifyResponse<T>(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}): NonNullable<CallResult<T>['response']> {
+/** Whether a success of this endpoint carries a `data` object: every one in the catalog but close (protocol-notes section 1). */
+function definesData(endpoint: CallEndpoint): boolean {
+  return endpoint.path !== endpoints.close.path && endpointByPath(endpoint.path) !== undefined
+}
+
+function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, request: SignedRequest, response: {status: number; raw: string}): NonNullable<CallResult<T>['response']> {
   let read
   try {
     read = readEnvelope(response.raw, config.platformKey)
   } catch (error) {
+    // not a garbled answer to retry: a number built to cost, refused as the sandbox refuses it (section 1)
+    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
     if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`, response.status >= 500)
     throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
   }
   const {body} = read
+  // before anything is read from it: keys and strings that would make its string to sign ambiguous
+  const foreign = foreignInputProblem(body)
+  if (foreign) throw new SignatureError(`the answer from ${request.url} is refused: ${foreign.field}: ${foreign.message}`, body)
   const code = resultCode(body)
   if (response.status !== 200) {
     const message = resultMessage(body)
@@ -182,6 +194,13 @@ function verifyResponse<T>(config: ClientConfig, request: SignedRequest, respons
       throw new SignatureError('the answer says success but carries no signature', body)
     }
     if (read.verified) checkAbout(config, request, body, code === 0)
+  }
+  const data = body.data
+  if (code === 0 && definesData(endpoint) && (data === undefined || data === null || typeof data !== 'object' || Array.isArray(data) || isLosslessNumber(data))) {
+    throw new SignatureError(
+      `the answer says success but its data is ${data === undefined ? 'missing' : data === null ? 'null' : 'not an object'}: the platform answers ${endpoint.path} with a data object, so this is not a success`,
+      body,
+    )
   }
   if (code !== 0) {
     const error = new PlatformError(code, resultMessage(body), read.signature !== undefined, body)

@@ -83,7 +83,7 @@ export function createSandboxApp(options: SandboxOptions) {
     replay: options.replayChecks !== false ? replay : undefined,
   })
   const signedApi = createSignedApi({
-    store, notifier, pay, refunds, allocs, transfers, gateway, authSessions, faults, platformKey, realNow,
+    store, notifier, pay, refunds, allocs, transfers, gateway, authSessions, faults, platformKey, realNow, publicUrl: options.publicUrl,
     replay: options.replayChecks !== false ? replay : undefined,
   })
   // only pages and control calls check Host: signed API calls skip parsing the address
@@ -91,6 +91,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const control = createControl({
     store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, registerMerchant, hosts,
     controlSecret: options.controlSecret,
+    publicUrl: options.publicUrl,
     clock: {
       now,
       offsetMs: () => clockOffsetMs,

@@ -14,7 +14,7 @@ import type {AllocService} from './alloc.js'
 import {PlatformFailure, fail} from './errors.js'
 import {FAULTS, type Faults} from './faults.js'
 import {gatewayOrderResult, type GatewayService} from './gateway.js'
-import {controlRefusal} from './guard.js'
+import {controlRefusal, urlRefusal} from './guard.js'
 import {HttpFailure, type Management} from './management.js'
 import type {Notifier} from './notifier.js'
 import {payOrderResult, type PayService} from './pay.js'
@@ -41,6 +41,8 @@ interface ControlDeps {
   controlSecret: string
   /** The Host values the sandbox answers to (guard.ts `ownHosts`). */
   hosts(): Set<string> | undefined
+  /** The sandbox's own address, which a triggered callback may not be sent to. */
+  publicUrl(): string
 }
 
 interface ControlAnswer {
@@ -176,6 +178,8 @@ export function createControl(deps: ControlDeps) {
     }),
     route('GET', '/_sandbox/transfers', noInput, () => transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))),
     route('POST', '/_sandbox/trigger', triggerBody, ({event, notifyUrl, mchNo = ''}) => {
+      const refusal = urlRefusal(notifyUrl, deps.publicUrl())
+      if (refusal) badInput(10506, `notifyUrl: ${refusal}`)
       const merchant = knownMerchant(mchNo)
       const objects = trigger({store, pay, refunds, allocs, transfers}, {event, notifyUrl, mchNo: merchant.mchNo, appId: merchant.defaultAppId})
       return {event, ...objects}

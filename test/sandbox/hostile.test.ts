@@ -1,0 +1,134 @@
+// Other people's bytes reaching the sandbox (protocol-notes section 1): bodies written out as an
+// attacker sends them, signed by an independent signer (jsrsasign) where the signature is what
+// would let them through. Each is refused before anything else is done with it, and the
+// sandbox goes on answering.
+import {randomBytes} from 'node:crypto'
+import {readFileSync} from 'node:fs'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {endpoints} from '../../src/protocol/endpoints.js'
+import {formatGmt8} from '../../src/protocol/time.js'
+import {sdkSigned} from '../helpers/sdk.js'
+import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+
+let t: TestSandbox
+let merchantPem: string
+beforeAll(async () => {
+  t = await testSandbox()
+  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
+})
+afterAll(async () => {
+  await t.close()
+  removeDir(t.dataDir)
+})
+
+const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
+const common = () => ({mchNo: 'M1000000001', appId: 'A1000000001', reqId: unique('R'), nonceStr: randomBytes(16).toString('hex'), reqTime: formatGmt8(new Date())})
+const pay = (extra: Record<string, unknown> = {}) => ({...common(), bizOrderNo: unique('B'), title: 'Coffee', amount: 100, method: 'walletA_qr', ...extra})
+
+/** A body as text, signed by the outside signer over what it flattens to. */
+const signedText = (body: Record<string, unknown>) => JSON.stringify(sdkSigned(body, merchantPem))
+
+/** The sandbox still answers a signed call properly after the hostile one. */
+async function stillServes(): Promise<void> {
+  const answer = await t.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'After', amount: 100, method: 'walletA_qr'})
+  expect(answer.code).toBe(0)
+}
+
+describe('a number built to cost', () => {
+  it('answers 1e-10000000 with 10505 at once, before the signature is looked at, and goes on serving', async () => {
+    // 300 bytes: written out, this number is ten million characters long
+    const text = `{"mchNo":"M1000000001","reqId":"R1","reqTime":"${formatGmt8(new Date())}","nonceStr":"n1","bizOrderNo":"B1","title":"T","amount":1e-10000000,"method":"walletA_qr","sign":"AAAA"}`
+    const answer = await t.post(endpoints.pay.path, text)
+    expect(answer.body.code).toBe(10505)
+    expect(answer.body.msg).toMatch(/number 1e-10000000 written out would be over 100 characters/)
+    await stillServes()
+  })
+
+  it('refuses a 101-character integer and takes a 100-character one to the signature check', async () => {
+    const digits = (n: number) => `1${'0'.repeat(n - 1)}`
+    const over = await t.post(endpoints.pay.path, signedText(pay()).replace('"amount":100', `"amount":${digits(101)}`))
+    expect(over.body.code).toBe(10505)
+    const within = await t.post(endpoints.pay.path, signedText(pay()).replace('"amount":100', `"amount":${digits(100)}`))
+    // parsed, then refused because it is not what was signed
+    expect(within.body.code).toBe(20052)
+  })
+})
+
+describe('keys that flatten like nested fields', () => {
+  it('refuses a top-level key with a dot, signed correctly, with 10506 and creates nothing', async () => {
+    const bizOrderNo = unique('B')
+    // flattens exactly like {"goodsDetail": [{"goodsId": ...}]}: the same string to sign
+    const body = pay({bizOrderNo, 'goodsDetail[0].goodsId': 'G1'})
+    const answer = await t.post(endpoints.pay.path, signedText(body))
+    expect(answer.body).toMatchObject({code: 10506})
+    expect(answer.body.msg).toMatch(/"goodsDetail\[0\]\.goodsId" holds "\.", "\[" or "\]"/)
+    const queried = await t.send(endpoints.queryPay, {bizOrderNo})
+    expect(queried.code).toBe(20041)
+  })
+
+  it('refuses a nested key with a bracket', async () => {
+    const answer = await t.post(endpoints.pay.path, signedText(pay({terminal: {'terminalNo]': 'T1'}})))
+    expect(answer.body.code).toBe(10506)
+    expect(answer.body.msg).toMatch(/^terminal\.terminalNo\]: /)
+  })
+})
+
+describe('unpaired surrogates', () => {
+  // UTF-8 cannot carry a lone surrogate: encoders write U+FFFD instead, so the signature of
+  // "Coffee\uFFFD" would also hold for a different request whose title is "Coffee\ud800"
+  const withLone = (field: 'key' | 'value', lone: string) => {
+    const signed = sdkSigned(pay(field === 'value' ? {title: 'Coffee\uFFFD'} : {['x\uFFFD']: 'y'}), merchantPem)
+    return JSON.stringify(signed).replace('\uFFFD', lone)
+  }
+
+  it('refuses a value holding a lone high surrogate (sent as the JSON escape)', async () => {
+    const answer = await t.post(endpoints.pay.path, withLone('value', '\\ud800'))
+    expect(answer.body.code).toBe(10506)
+    expect(answer.body.msg).toMatch(/^title: holds an unpaired UTF-16 surrogate/)
+  })
+
+  it('refuses a key holding a lone low surrogate, and keeps a proper pair', async () => {
+    const answer = await t.post(endpoints.pay.path, withLone('key', '\\udc00'))
+    expect(answer.body.code).toBe(10506)
+    expect(answer.body.msg).toMatch(/^x.: the key holds an unpaired UTF-16 surrogate/)
+    const paired = await t.post(endpoints.pay.path, signedText(pay({title: 'Coffee \ud83d\ude80'})))
+    expect(paired.body.code).toBe(0)
+  })
+})
+
+describe('reqTime', () => {
+  it('answers a time no clock shows (2026-13-40 99:99:99) with 10506, not 10410', async () => {
+    const answer = await t.post(endpoints.pay.path, signedText(pay({reqTime: '2026-13-40 99:99:99'})))
+    expect(answer.body.code).toBe(10506)
+    expect(answer.body.msg).toBe('reqTime: 2026-13-40 99:99:99 is not a time (yyyy-MM-dd HH:mm:ss, GMT+8)')
+  })
+})
+
+describe('addresses the sandbox would call or show', () => {
+  const port = () => new URL(t.sandbox.url).port
+  it.each([
+    ['notifyUrl', () => `http://127.0.0.1:${port()}/dashboard`, 'must not point at the sandbox itself'],
+    ['notifyUrl', () => `http://localhost:${port()}/_sandbox/pay`, 'must not point at the sandbox itself'],
+    ['notifyUrl', () => `http://[::1]:${port()}/x`, 'must not point at the sandbox itself'],
+    ['notifyUrl', () => `http://2130706433:${port()}/x`, 'must not point at the sandbox itself'],
+    ['returnUrl', () => `http://127.0.0.2:${port()}/x`, 'must not point at the sandbox itself'],
+    ['notifyUrl', () => 'http://user:secret@shop.example.com/notify', 'must not carry a user name or password'],
+    ['returnUrl', () => 'https://bank.example.com@shop.example.com/', 'must not carry a user name or password'],
+  ])('refuses %s %s', async (field, url, message) => {
+    const answer = await t.post(endpoints.pay.path, signedText(pay({[field]: url()})))
+    expect(answer.body).toMatchObject({code: 10506, msg: `${field}: ${message}${message.endsWith('itself') ? ` (127.0.0.1:${port()})` : ''}`})
+  })
+
+  it('refuses a transfer notifyUrl at the sandbox, and a triggered callback to it', async () => {
+    const transfer = {...common(), channel: 'walletB', channelMchNo: 'CM_SANDBOX', bizTransferNo: unique('BT'), amount: 1, payeeType: 'user_id', payeeAccount: 'u1'}
+    const refund = await t.post(endpoints.transfer.path, signedText({...transfer, notifyUrl: `http://127.0.0.1:${port()}/dashboard`}))
+    expect(refund.body).toMatchObject({code: 10506, msg: expect.stringMatching(/^notifyUrl: must not point at the sandbox itself/)})
+    const trigger = await t.post('/_sandbox/trigger', {event: 'pay.success', notifyUrl: `http://localhost:${port()}/dashboard`, mchNo: 'M1000000001'})
+    expect(trigger).toMatchObject({status: 400, body: {code: 10506, message: expect.stringMatching(/^notifyUrl: must not point at the sandbox itself/)}})
+  })
+
+  it('takes another port on this machine, as a merchant app beside the sandbox has', async () => {
+    const answer = await t.post(endpoints.pay.path, signedText(pay({notifyUrl: `http://127.0.0.1:${Number(port()) === 65535 ? 1 : Number(port()) + 1}/notify`})))
+    expect(answer.body.code).toBe(0)
+  })
+})
