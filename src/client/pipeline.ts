@@ -246,6 +246,13 @@ function checkAbout(config: ClientConfig, request: SignedRequest, body: JsonObje
       throw new SignatureError(`the answer is about ${field} ${String(answered)}, not the ${asked} we asked for`, body)
     }
   }
+  // a create answered for another amount (a refund of 1 cent answered as 100): not the one we asked
+  // for; taking it would record money that did not move, so nothing is believed (query it to see)
+  const askedAmount = request.body.amount
+  const answeredAmount = toPlain((data as JsonObject).amount)
+  if (typeof askedAmount === 'number' && answeredAmount !== undefined && answeredAmount !== null && String(answeredAmount) !== String(askedAmount)) {
+    throw new SignatureError(`the answer is about an amount of ${String(answeredAmount)} cents, not the ${askedAmount} we asked for: query it before relying on it`, body)
+  }
 }
 
 function compareHint(ours: string, theirs: string): string {
