@@ -65,6 +65,8 @@ export async function ensureSandbox(
 ): Promise<{runtime: SandboxRuntime; started: boolean}> {
   const running = readRuntime(dataDir)
   if (running && (await responds(running.url))) return {runtime: running, started: false}
+  // alive but silent (busy): a second one would write the same journal, so wait for this one instead
+  if (running && isSandboxProcess(running.pid)) return {runtime: await answering(running, Date.now() + START_TIMEOUT_MS), started: false}
   const dir = sandboxDir(dataDir)
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const lock = join(dir, 'start.lock')
@@ -85,6 +87,7 @@ export async function ensureSandbox(
   try {
     const again = readRuntime(dataDir)
     if (again && (await responds(again.url))) return {runtime: again, started: false}
+    if (again && isSandboxProcess(again.pid)) return {runtime: await answering(again, deadline), started: false}
     rmSync(sandboxRuntimeFile(dataDir), {force: true})
     const log = openSync(join(dir, 'sandbox.log'), 'a', 0o600)
     // an explicit --port is required; else the last port is taken again when free
@@ -114,6 +117,16 @@ export async function ensureSandbox(
   }
 }
 
+/** The running sandbox once it answers; a TransportError naming it when it stays silent past the deadline. */
+async function answering(runtime: SandboxRuntime, deadline: number): Promise<SandboxRuntime> {
+  while (Date.now() < deadline) {
+    if (!alive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
+    if (await responds(runtime.url)) return runtime
+    await sleep(100)
+  }
+  throw new TransportError(`the local sandbox (pid ${runtime.pid}, ${runtime.url}) runs but does not answer; \`unipay sandbox stop\` stops it (a second one is not started beside it)`)
+}
+
 /** The port the sandbox last listened on, if any. */
 export function rememberedPort(dataDir: string): number | undefined {
   try {
@@ -134,7 +147,7 @@ export interface ForegroundSettings extends StartSettings {
  */
 export async function runForeground(dataDir: string, settings: ForegroundSettings): Promise<number> {
   const running = readRuntime(dataDir)
-  if (running && (await responds(running.url))) {
+  if (running && ((await responds(running.url)) || isSandboxProcess(running.pid))) {
     throw new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
   }
   mkdirSync(sandboxDir(dataDir), {recursive: true, mode: 0o700})

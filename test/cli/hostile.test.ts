@@ -227,3 +227,43 @@ describe('listen', () => {
     }
   })
 })
+
+describe('the sandbox daemon under a hostile body', () => {
+  let d: Cli
+  beforeAll(() => {
+    d = cli()
+  })
+  afterAll(async () => {
+    await d.cleanup()
+  })
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  it('answers 1e-10000000 at once, is not doubled while silent, and stops cleanly on SIGTERM', async () => {
+    const started = await d.result<{pid: number; url: string}>(['sandbox', 'start', '--json'])
+    const text = `{"mchNo":"M1000000001","reqId":"R1","reqTime":"${formatGmt8(new Date())}","nonceStr":"n1","bizOrderNo":"B1","title":"T","amount":1e-10000000,"method":"walletA_qr","sign":"AAAA"}`
+    const answer = await (await fetch(`${started.url}/unipay/pay`, {method: 'POST', headers: {'content-type': 'application/json'}, body: text})).json()
+    expect(answer.code).toBe(10505)
+    // a daemon that cannot answer (stopped here; busy for hours before): `sandbox start` waits for
+    // it instead of starting a second one on the same journal
+    process.kill(started.pid, 'SIGSTOP')
+    const again = d.result<{pid: number; started: boolean}>(['sandbox', 'start', '--json'])
+    // past two of the start probes' 2 s timeouts, which an old build took as "not running"
+    const resume = setTimeout(() => process.kill(started.pid, 'SIGCONT'), 4500)
+    try {
+      expect(await again).toMatchObject({pid: started.pid, started: false})
+    } finally {
+      clearTimeout(resume)
+      process.kill(started.pid, 'SIGCONT')
+    }
+    process.kill(started.pid, 'SIGTERM')
+    await waitFor(() => !alive(started.pid), 5000)
+    expect(readFileSync(join(d.env.XDG_DATA_HOME!, 'unipay', 'sandbox', 'sandbox.log'), 'utf8')).toContain('sandbox stopped')
+  })
+})
