@@ -96,8 +96,9 @@ export function createSandboxApp(options: SandboxOptions) {
       now,
       offsetMs: () => clockOffsetMs,
       advance(ms) {
+        // in memory only once in the journal
+        store.put('meta', 'clockOffsetMs', clockOffsetMs + ms)
         clockOffsetMs += ms
-        store.put('meta', 'clockOffsetMs', clockOffsetMs)
         catchUp()
       },
     },

@@ -184,6 +184,11 @@ export class Notifier {
 
   private schedule(): void {
     if (this.stopped) return
+    // no request waits for this: a journal that fails under it was reported, and must not crash the process
+    this.options.store.background(() => this.sendDue())
+  }
+
+  private sendDue(): void {
     if (this.timer) clearTimeout(this.timer)
     const nowMs = this.options.now().getTime()
     let earliest = Number.POSITIVE_INFINITY
@@ -191,7 +196,9 @@ export class Notifier {
       const notification = this.options.store.get<Notification>('notifications', id)
       if (!notification || notification.nextAttemptAt === undefined || this.running.has(id)) continue
       if (notification.nextAttemptAt <= nowMs && this.inFlight < MAX_IN_FLIGHT) {
-        void this.attempt(notification)
+        this.attempt(notification).catch((error: unknown) => this.options.store.background(() => {
+          throw error
+        }))
       } else {
         earliest = Math.min(earliest, notification.nextAttemptAt)
       }

@@ -248,7 +248,7 @@ describe('the sandbox daemon under a hostile body', () => {
   it('answers 1e-10000000 at once, is not doubled while silent, and stops cleanly on SIGTERM', async () => {
     const started = await d.result<{pid: number; url: string}>(['sandbox', 'start', '--json'])
     const text = `{"mchNo":"M1000000001","reqId":"R1","reqTime":"${formatGmt8(new Date())}","nonceStr":"n1","bizOrderNo":"B1","title":"T","amount":1e-10000000,"method":"walletA_qr","sign":"AAAA"}`
-    const answer = await (await fetch(`${started.url}/unipay/pay`, {method: 'POST', headers: {'content-type': 'application/json'}, body: text})).json()
+    const answer = (await (await fetch(`${started.url}/unipay/pay`, {method: 'POST', headers: {'content-type': 'application/json'}, body: text})).json()) as {code: number}
     expect(answer.code).toBe(10505)
     // a daemon that cannot answer (stopped here; busy for hours before): `sandbox start` waits for
     // it instead of starting a second one on the same journal

@@ -3,9 +3,13 @@
 // would let them through. Each is refused before anything else is done with it, and the
 // sandbox goes on answering.
 import {randomBytes} from 'node:crypto'
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {buildRequest} from '../../src/client/pipeline.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
+import type {JournalWrite} from '../../src/sandbox/store.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {sdkSigned} from '../helpers/sdk.js'
 import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
@@ -130,5 +134,105 @@ describe('addresses the sandbox would call or show', () => {
   it('takes another port on this machine, as a merchant app beside the sandbox has', async () => {
     const answer = await t.post(endpoints.pay.path, signedText(pay({notifyUrl: `http://127.0.0.1:${Number(port()) === 65535 ? 1 : Number(port()) + 1}/notify`})))
     expect(answer.body.code).toBe(0)
+  })
+})
+
+describe('a full disk under the journal', () => {
+  /** A disk of `budget` bytes more (Infinity: unbounded), which takes at most `chunk` bytes per write. */
+  function disk(chunk = Number.POSITIVE_INFINITY) {
+    const state = {budget: Number.POSITIVE_INFINITY, calls: 0}
+    const write: JournalWrite = (fd, buffer, offset, length) => {
+      state.calls++
+      if (state.budget <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), {code: 'ENOSPC'})
+      const taken = Math.min(length, chunk, state.budget)
+      state.budget -= taken
+      return writeSync(fd, buffer, offset, taken)
+    }
+    return {state, write}
+  }
+  const payFields = (bizOrderNo: string) => ({bizOrderNo, title: 'Coffee', amount: 100, method: 'walletA_qr'})
+
+  it('carries on after short writes: every acknowledged order is there after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'unipay-short-'))
+    const {state, write} = disk(7)
+    const first = await testSandbox({journalWrite: write, log: () => {}}, dir)
+    const acknowledged: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const answer = await first.send(endpoints.pay, payFields(`SHORT-${i}`))
+      expect(answer.code).toBe(0)
+      acknowledged.push(answer.data.orderNo)
+    }
+    await first.close()
+    const second = await testSandbox({log: () => {}}, dir)
+    try {
+      for (const orderNo of acknowledged) expect((await second.send(endpoints.queryPay, {orderNo})).code).toBe(0)
+      // the disk took a few bytes per write, so every line needed many
+      expect(state.calls).toBeGreaterThan(50)
+    } finally {
+      await second.close()
+      removeDir(dir)
+    }
+  })
+
+  it('refuses the request whose write fails (a short write, then ENOSPC), loses nothing acknowledged, and a settle timer hitting it does not crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'unipay-full-'))
+    const {state, write} = disk()
+    const failures: string[] = []
+    let failed: () => void = () => {}
+    const reported = new Promise<void>((resolve) => (failed = resolve))
+    const first = await testSandbox({journalWrite: write, timeScale: 10, log: () => {}, onJournalFailure: (message) => {
+      failures.push(message)
+      failed()
+    }}, dir)
+    const acknowledged: string[] = []
+    let refusal: {status: number; body: Record<string, any>} | undefined
+    // a disk with room for a few orders: the write that does not fit is cut short, then ENOSPC
+    state.budget = 4000
+    for (let i = 0; i < 50 && !refusal; i++) {
+      const request = await buildRequest(first.client, endpoints.pay, payFields(`FULL-${i}`))
+      const answer = await first.post(endpoints.pay.path, request.body)
+      if (answer.body.code === 0) acknowledged.push(answer.body.data.orderNo)
+      else refusal = answer
+    }
+    expect(acknowledged.length).toBeGreaterThan(2)
+    expect(refusal?.status).toBe(500)
+    expect(refusal?.body.code).not.toBe(0)
+    expect(refusal?.body.message).toMatch(/could not be written \(ENOSPC\)/)
+    await reported
+    expect(failures).toHaveLength(1)
+    // a later request is refused too, with the same reason, and the process is still here
+    const later = await first.post(endpoints.queryPay.path, (await buildRequest(first.client, endpoints.queryPay, {orderNo: acknowledged[0]})).body)
+    expect(later.status).toBe(500)
+    await first.close()
+
+    const logged: string[] = []
+    const second = await testSandbox({log: (line) => logged.push(line)}, dir)
+    try {
+      for (const orderNo of acknowledged) expect((await second.send(endpoints.queryPay, {orderNo})).code).toBe(0)
+      // the short write was cut back to the last complete line at once
+      expect(logged).toEqual([])
+    } finally {
+      await second.close()
+    }
+
+    // a refund in progress when the disk fills: its settle timer meets the failure, not a crash
+    const third = await testSandbox({journalWrite: write, timeScale: 10, log: () => {}, onJournalFailure: () => failed()}, dir)
+    state.budget = Number.POSITIVE_INFINITY
+    const paid = await third.send(endpoints.pay, payFields('FULL-REFUND'))
+    await third.post('/_sandbox/pay', {order: paid.data.orderNo})
+    const refund = await third.send(endpoints.refund, {tradeNo: paid.data.tradeNo, amount: 100, bizRefundNo: 'FULL-R1'})
+    expect(refund.data.status).toBe('progress')
+    const timerFailed = new Promise<void>((resolve) => (failed = resolve))
+    state.budget = 0
+    await timerFailed
+    await third.close()
+    const fourth = await testSandbox({log: () => {}}, dir)
+    try {
+      // acknowledged in progress; its settlement never reached the journal, so it was never told
+      expect((await fourth.send(endpoints.queryRefund, {bizRefundNo: 'FULL-R1'})).data.status).toBe('progress')
+    } finally {
+      await fourth.close()
+      removeDir(dir)
+    }
   })
 })
