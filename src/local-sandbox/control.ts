@@ -236,3 +236,12 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
   }
   return answer
 }
+
+/**
+ * The dashboard's sign-in address: a ticket good once, for a few minutes, traded by the browser
+ * for the cookie the dashboard acts with (it never acts without the control secret).
+ */
+export async function dashboardSignInUrl(runtime: SandboxRuntime): Promise<string> {
+  const {ticket} = await controlCall<{ticket: string}>(runtime, 'POST', 'dashboard/ticket', {})
+  return `${runtime.url}/dashboard?ticket=${encodeURIComponent(ticket)}`
+}

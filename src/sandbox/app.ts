@@ -75,7 +75,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const replay = new ReplayGuard(realNow, store)
   const faults = new Faults()
   const requestLog = new RequestLog(options.onRequest)
-  const dashboard = createDashboard({store, pay, refunds, transfers, notifier})
+  const dashboard = createDashboard({store, pay, refunds, transfers, notifier, publicUrl: options.publicUrl})
   const epay = createEpay({
     store, pay, refunds, notifier, platformKey, now, clientNow: realNow, publicUrl: options.publicUrl,
     md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
@@ -90,6 +90,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const hosts = () => ownHosts(options.publicUrl())
   const control = createControl({
     store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, registerMerchant, hosts,
+    dashboardTicket: () => dashboard.issueTicket(),
     controlSecret: options.controlSecret,
     publicUrl: options.publicUrl,
     clock: {

@@ -43,6 +43,8 @@ interface ControlDeps {
   hosts(): Set<string> | undefined
   /** The sandbox's own address, which a triggered callback may not be sent to. */
   publicUrl(): string
+  /** A one-time dashboard sign-in ticket (dashboard.ts). */
+  dashboardTicket(): {ticket: string; expiresInSeconds: number}
 }
 
 interface ControlAnswer {
@@ -188,6 +190,7 @@ export function createControl(deps: ControlDeps) {
       const from = Number(after ?? 0)
       return requestLog.since(Number.isSafeInteger(from) ? from : 0, Number(limit ?? 500) || 500)
     }),
+    route('POST', '/_sandbox/dashboard/ticket', noInput, () => deps.dashboardTicket()),
     route('GET', '/_sandbox/notifications', noInput, () => store.values('notifications')),
     route('POST', /^\/_sandbox\/notifications\/([^/]+)\/resend$/, noInput, (_, [id]) => notifier.resend(id) ?? refuse(404, 10405, `no notification ${id}`)),
   ]

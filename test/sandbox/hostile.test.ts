@@ -11,6 +11,7 @@ import {buildRequest} from '../../src/client/pipeline.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import type {JournalWrite} from '../../src/sandbox/store.js'
 import {formatGmt8} from '../../src/protocol/time.js'
+import {rawPage, signIn} from '../helpers/dashboard.js'
 import {sdkSigned} from '../helpers/sdk.js'
 import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
 
@@ -233,6 +234,52 @@ describe('a full disk under the journal', () => {
     } finally {
       await fourth.close()
       removeDir(dir)
+    }
+  })
+})
+
+describe('the dashboard without the control secret', () => {
+  /** A same-origin form post from the dashboard's own page, as a browser sends it, but without the sign-in cookie. */
+  const formPost = (on: TestSandbox, host: string, body: string, extra: Record<string, string> = {}) => {
+    const {port} = new URL(on.sandbox.url)
+    return rawPage(port, 'POST', '/dashboard', body, {host, origin: `http://${host}`, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded', ...extra})
+  }
+  const openOrder = async (on: TestSandbox) => (await on.send(endpoints.pay, {bizOrderNo: unique('D'), title: 'Tea', amount: 100, method: 'walletA_qr'})).data.orderNo as string
+
+  it('refuses to act (403) on loopback, and acts once signed in through the sandbox open ticket', async () => {
+    const orderNo = await openOrder(t)
+    const host = `127.0.0.1:${new URL(t.sandbox.url).port}`
+    const refused = await formPost(t, host, `action=pay&id=${orderNo}`)
+    expect(refused.status).toBe(403)
+    expect(refused.text).toContain('open it with `unipay sandbox open`')
+    expect((await rawPage(new URL(t.sandbox.url).port, 'GET', '/dashboard', '', {host})).status).toBe(403)
+    expect((await t.send(endpoints.queryPay, {orderNo})).data.status).toBe('progress')
+    // a ticket is good once
+    const {body} = await t.post('/_sandbox/dashboard/ticket', {})
+    expect((await rawPage(new URL(t.sandbox.url).port, 'GET', `/dashboard?ticket=${body.ticket}`, '', {host})).status).toBe(303)
+    expect((await rawPage(new URL(t.sandbox.url).port, 'GET', `/dashboard?ticket=${body.ticket}`, '', {host})).status).toBe(403)
+    const cookie = await signIn(t)
+    expect((await formPost(t, host, `action=pay&id=${orderNo}`, {cookie})).status).toBe(303)
+    expect((await t.send(endpoints.queryPay, {orderNo})).data.status).toBe('success')
+  })
+
+  it('refuses a ticket from anyone without the control secret', async () => {
+    const {port} = new URL(t.sandbox.url)
+    const answer = await rawPage(port, 'POST', '/_sandbox/dashboard/ticket', '{}', {host: `127.0.0.1:${port}`, 'content-type': 'application/json'})
+    expect(answer.status).toBe(403)
+  })
+
+  it('refuses to act beyond loopback (--host 0.0.0.0), where no Host check applies', async () => {
+    const wide = await testSandbox({host: '0.0.0.0', log: () => {}})
+    try {
+      const orderNo = await openOrder(wide)
+      // anyone on the network, by whatever name reaches the machine
+      const refused = await formPost(wide, `sandbox.lan:${new URL(wide.sandbox.url).port}`, `action=pay&id=${orderNo}`)
+      expect(refused.status).toBe(403)
+      expect((await wide.send(endpoints.queryPay, {orderNo})).data.status).toBe('progress')
+    } finally {
+      await wide.close()
+      removeDir(wide.dataDir)
     }
   })
 })
