@@ -143,6 +143,19 @@ describe('sign', () => {
   })
 })
 
+describe('verify', () => {
+  it('says not verified for a signed answer with flattened keys, and verified for a flat system callback', async () => {
+    const publicKey = join(c.dir, 'platform.pem')
+    const flattened = signed({code: 0, msg: 'success', 'data.status': 'success', resTime: '2026-01-01 00:00:00', reqId: 'R1'})
+    const refused = await c.run(['verify', '--public-key', publicKey, '--data', flattened])
+    expect(refused.code).toBe(3)
+    expect(refused.stderr).toContain('refused before any signature check: data.status: the key "data.status" holds')
+    const flat = signed({code: 0, msg: 'success', data: {'details[0].amount': '1', orderNo: 'P1'}, event: 'alloc.success', protocol: 'system', reqId: 'R1', resTime: '2026-01-01 00:00:00'})
+    const accepted = await c.run(['verify', '--callback', '--public-key', publicKey, '--data', flat])
+    expect(accepted.code, accepted.stderr).toBe(0)
+  })
+})
+
 describe('listen', () => {
   const running: RunningListen[] = []
   afterEach(async () => {
