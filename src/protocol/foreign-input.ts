@@ -56,6 +56,8 @@ export function foreignInputProblem(body: JsonObject, options: {flatData?: boole
 
 function keyProblem(key: string, field: string, flat: boolean): ForeignProblem | undefined {
   if (LONE_SURROGATE.test(key)) return {field, message: 'the key holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'}
+  // no spec field has it, and JavaScript readers that assign it change the object's prototype instead
+  if (key === '__proto__') return {field, message: 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'}
   if (!flat && FLATTENING_CHARACTERS.test(key)) {
     return {field, message: `the key ${shown(key)} holds ".", "[" or "]": it would flatten like a nested field into the same string to sign`}
   }

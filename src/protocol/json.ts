@@ -66,7 +66,11 @@ export function toPlain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => toPlain(item))
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[key] = toPlain(item)
+    for (const [key, item] of Object.entries(value)) {
+      // a `__proto__` key stays a field: assigned, it would become the object's prototype
+      if (key === '__proto__') Object.defineProperty(out, key, {value: toPlain(item), enumerable: true, writable: true, configurable: true})
+      else out[key] = toPlain(item)
+    }
     return out
   }
   return value

@@ -45,7 +45,7 @@ const sandbox = await startSandbox({
   // a full disk: the failing request was refused; everything acknowledged is in the journal, so
   // stop cleanly rather than serve a state the journal lacks (the next start replays it)
   onJournalFailure(message) {
-    process.stderr.write(`sandbox: ${message}; stopping (nothing acknowledged is lost)\n`)
+    process.stderr.write(`sandbox: ${message}; stopping now (nothing acknowledged is lost: free some space, then start it again)\n`)
     setImmediate(() => void stop(1))
   },
 }).catch((error: NodeJS.ErrnoException) => {

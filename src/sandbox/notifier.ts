@@ -221,10 +221,12 @@ export class Notifier {
     store.put('notifications', notification.id, {...notification, url, attemptStartedAt: attempt.at})
     try {
       const signal = AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale))
+      // a redirect is an answer, never followed: it could send the callback into the sandbox itself
       const response = delivery.protocol === 'easy_pay'
-        ? await fetch(url, {method: 'GET', signal})
+        ? await fetch(url, {method: 'GET', signal, redirect: 'manual'})
         : await fetch(notification.url, {
             method: 'POST',
+            redirect: 'manual',
             headers: {'content-type': 'application/json; charset=utf-8'},
             body: notification.body,
             signal,

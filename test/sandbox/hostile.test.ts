@@ -4,6 +4,8 @@
 // sandbox goes on answering.
 import {randomBytes} from 'node:crypto'
 import {mkdtempSync, readFileSync, writeSync} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -13,7 +15,7 @@ import type {JournalWrite} from '../../src/sandbox/store.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {rawPage, signIn} from '../helpers/dashboard.js'
 import {sdkSigned} from '../helpers/sdk.js'
-import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
 let merchantPem: string
@@ -75,6 +77,16 @@ describe('keys that flatten like nested fields', () => {
     const answer = await t.post(endpoints.pay.path, signedText(pay({terminal: {'terminalNo]': 'T1'}})))
     expect(answer.body.code).toBe(10506)
     expect(answer.body.msg).toMatch(/^terminal\.terminalNo\]: /)
+  })
+})
+
+describe('a __proto__ key', () => {
+  it('is refused (10506): a JavaScript reader would take its fields as inherited ones', async () => {
+    // no amount of its own: an assignment-based reader would find one on the prototype
+    const {amount: _amount, ...withoutAmount} = pay()
+    const answer = await t.post(endpoints.pay.path, signedText({...withoutAmount, ['__proto__']: {amount: 100}}))
+    expect(answer.body.code).toBe(10506)
+    expect(answer.body.msg).toMatch(/^__proto__: the key "__proto__" is refused/)
   })
 })
 
@@ -280,6 +292,33 @@ describe('the dashboard without the control secret', () => {
     } finally {
       await wide.close()
       removeDir(wide.dataDir)
+    }
+  })
+})
+
+describe('a callback receiver that answers with a redirect', () => {
+  it('is not followed: the redirect cannot send the callback into the sandbox (here: confirm a waiting walletA transfer)', async () => {
+    const transfer = await t.send(endpoints.transfer, {channel: 'walletA', channelMchNo: 'CM_SANDBOX', bizTransferNo: unique('BT'), amount: 100, payeeType: 'openid', payeeAccount: 'o1'})
+    const {confirmUrl, transferNo} = transfer.data
+    expect(confirmUrl).toContain('/transfer/confirm/')
+    // the merchant's notify address, under someone else's control, points the callback back in
+    const receiver = createServer((req, res) => {
+      req.resume()
+      res.writeHead(307, {location: confirmUrl}).end()
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()))
+    try {
+      const notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`
+      const order = await t.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'Tea', amount: 100, method: 'walletA_qr', notifyUrl})
+      await t.post('/_sandbox/pay', {order: order.data.orderNo})
+      const attempted = await waitFor(async () => {
+        const list = (await (await fetch(`${t.sandbox.url}/_sandbox/notifications`, {headers: controlHeaders(t.sandbox.runtime)})).json()) as {url: string; attempts: {httpStatus?: number}[]}[]
+        return list.find((n) => n.url === notifyUrl && n.attempts.length > 0)
+      })
+      expect(attempted.attempts[0].httpStatus).toBe(307)
+      expect((await t.send(endpoints.queryTransfer, {transferNo})).data.status).toBe('processing')
+    } finally {
+      receiver.close()
     }
   })
 })
