@@ -4,7 +4,7 @@
 // whichever field set the platform signs over.
 import type {KeyObject} from 'node:crypto'
 import {canonicalString} from './canonical.js'
-import {variants} from './diagnose.js'
+import {MAX_DIAGNOSED_CHARS, variants} from './diagnose.js'
 import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
 import {keyFingerprint} from './keys.js'
 import {verifyString} from './signature.js'
@@ -69,6 +69,9 @@ function numberCandidates(body: JsonObject): Candidate[] {
 
 export function diagnoseReceivedSignature(body: JsonObject, stringToSign: string, signature: string, key: KeyObject): ReceivedSignatureDiagnosis {
   const fields = signedFields(stringToSign)
+  if (stringToSign.length > MAX_DIAGNOSED_CHARS) {
+    return {stringToSign, fields, causes: [`not diagnosed: the string to sign is over ${MAX_DIAGNOSED_CHARS / 1024} KB (key mismatch, or the body changed after signing)`]}
+  }
   const covered = new Set(fields)
   const signedPart: JsonObject = {}
   // nulls too: the platform skips them, a client may have signed them as `key=`

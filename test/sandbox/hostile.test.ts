@@ -61,6 +61,24 @@ describe('a number built to cost', () => {
   })
 })
 
+describe('a large body with a bad signature', () => {
+  it('answers 20052 at once: the diagnosis of someone else\'s body is bounded (it was quadratic in its fields)', async () => {
+    // 20,000 fields, about 250 KB: one "field dropped" variant per field was 20,000 strings of 250 KB
+    const fields = Object.fromEntries(Array.from({length: 20_000}, (_, i) => [`k${i}`, 'v']))
+    const answer = await t.post(endpoints.pay.path, JSON.stringify({...pay(), ...fields, sign: 'AAAA'}))
+    expect(answer.body.code).toBe(20052)
+    await stillServes()
+  })
+
+  it('still names the cause for a body of ordinary size', async () => {
+    // signed without nonceStr, sent with it: the diagnosis of a dropped field still runs
+    const {nonceStr, ...unsigned} = pay()
+    const text = JSON.stringify({...sdkSigned(unsigned, merchantPem), nonceStr})
+    const answer = await t.post(endpoints.pay.path, text)
+    expect(answer.body.code).toBe(20052)
+  })
+})
+
 describe('keys that flatten like nested fields', () => {
   it('refuses a top-level key with a dot, signed correctly, with 10506 and creates nothing', async () => {
     const bizOrderNo = unique('B')
