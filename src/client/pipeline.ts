@@ -5,7 +5,6 @@ import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelope, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import {endpointByPath, endpoints} from '../protocol/endpoints.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
@@ -157,11 +156,6 @@ async function send(config: ClientConfig, request: SignedRequest): Promise<{stat
   return response
 }
 
-/** Whether a success of this endpoint carries a `data` object: every one in the catalog but close (protocol-notes section 1). */
-function definesData(endpoint: CallEndpoint): boolean {
-  return endpoint.path !== endpoints.close.path && endpointByPath(endpoint.path) !== undefined
-}
-
 function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, request: SignedRequest, response: {status: number; raw: string}): NonNullable<CallResult<T>['response']> {
   let read
   try {
@@ -196,7 +190,8 @@ function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, request
     if (read.verified) checkAbout(config, request, body, code === 0)
   }
   const data = body.data
-  if (code === 0 && definesData(endpoint) && (data === undefined || data === null || typeof data !== 'object' || Array.isArray(data) || isLosslessNumber(data))) {
+  // every endpoint of the catalog answers a data object but close (protocol-notes section 1)
+  if (code === 0 && endpoint.answerData === undefined && (data === undefined || data === null || typeof data !== 'object' || Array.isArray(data) || isLosslessNumber(data))) {
     throw new SignatureError(
       `the answer says success but its data is ${data === undefined ? 'missing' : data === null ? 'null' : 'not an object'}: the platform answers ${endpoint.path} with a data object, so this is not a success`,
       body,
