@@ -2,9 +2,9 @@
 // the rest of a call), no redirects and no retries of its own (the callers decide what may be
 // repeated), a cap on the answer's size, and a transport error that says whether the request
 // may have landed.
-import type {Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage} from 'node:http'
+import {validateHeaderValue, type Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage} from 'node:http'
 import type {Agent as HttpsAgent} from 'node:https'
-import {TransportError} from '../errors.js'
+import {TransportError, UsageError} from '../errors.js'
 
 /** The largest answer read; a bigger one is refused before it fills memory. */
 export const MAX_ANSWER_BYTES = 10 * 1024 * 1024
@@ -63,6 +63,14 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
   const headers: Record<string, string | number> = {'user-agent': 'unipay-cli', ...request.headers}
   if (body) headers['content-length'] = body.length
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderValue(name, String(value))
+    } catch {
+      // the value may be a token: named, never shown
+      throw new UsageError(`the ${name} header cannot be sent: its value holds a character HTTP headers cannot carry (a control character, or one beyond Latin-1)`)
+    }
+  }
 
   return new Promise<HttpAnswer>((resolve, reject) => {
     let settled = false
@@ -75,8 +83,6 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
         reject(error)
       } else resolve(answer!)
     }
-    // one deadline for the whole exchange, connection to last byte
-    const timer = setTimeout(() => finish(fail(`no answer within ${timeoutMs / 1000}s`, true)), timeoutMs)
     const outgoing = send(target, {method: request.method, headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
       // made only when needed: an Error captures a stack, which a batch would pay on every answer
       const tooBig = () => fail(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; refused`, true)
@@ -92,6 +98,9 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
       response.on('end', () => finish(undefined, {status: response.statusCode ?? 0, raw: Buffer.concat(chunks).toString('utf8'), headers: response.headers}))
       response.on('error', (error: NodeJS.ErrnoException) => finish(fail(error.message, true)))
     })
+    // one deadline for the whole exchange, connection to last byte; armed only once the request
+    // exists, so nothing is left to fire when building it throws
+    const timer = setTimeout(() => finish(fail(`no answer within ${timeoutMs / 1000}s`, true)), timeoutMs)
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       finish(fail(error.message, !NOT_SENT.has(error.code ?? '')))
     })

@@ -1,8 +1,8 @@
 // The management API: unsigned Result {code, message, data} answers, a session token in the
 // Accesstoken header (never logged), 401 when it is missing or expired.
-import {PlatformError, TransportError} from '../errors.js'
+import {PlatformError, SignatureError, TransportError} from '../errors.js'
 import {endpointUrl, formBody, httpRequest} from './http.js'
-import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
+import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
 
 export interface ManagementConfig {
@@ -54,6 +54,7 @@ export async function managementCall(
   try {
     body = parseJsonObject(raw)
   } catch (error) {
+    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${url.pathname} is refused: ${error.message}`)
     throw new TransportError(`HTTP ${status} from ${url.pathname}: not JSON (${(error as JsonSyntaxError).message})`)
   }
   if (status === 401) throw new SessionError(`the management API refused the session: ${resultMessage(body) || 'HTTP 401'}`)

@@ -6,7 +6,8 @@ import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
-import {JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {foreignInputProblem} from '../protocol/foreign-input.js'
+import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -150,7 +151,7 @@ export async function call<T = unknown>(
   for (let attempt = 1; ; attempt++) {
     try {
       const response = await send(config, request)
-      return {request, response: await verifyResponse<T>(config, request, response)}
+      return {request, response: await verifyResponse<T>(config, endpoint, request, response)}
     } catch (error) {
       // Reads are safe to repeat (re-signed, fresh reqId) after a transport failure, a 5xx or
       // a body that did not parse; anything that reached a verdict is final.
@@ -171,16 +172,21 @@ async function send(config: ClientConfig, request: SignedRequest): Promise<{stat
   return response
 }
 
-async function verifyResponse<T>(config: ClientConfig, request: SignedRequest, response: {status: number; raw: string}): Promise<NonNullable<CallResult<T>['response']>> {
+async function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, request: SignedRequest, response: {status: number; raw: string}): Promise<NonNullable<CallResult<T>['response']>> {
   let read
   try {
     // on the thread pool, as requests are signed: a batch run keeps sending while answers are verified
     read = await readEnvelopeAsync(response.raw, config.platformKey)
   } catch (error) {
+    // not a garbled answer to retry: a number built to cost, refused as the sandbox refuses it (section 1)
+    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
     if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`, response.status >= 500)
     throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
   }
   const {body} = read
+  // before anything is read from it: keys and strings that would make its string to sign ambiguous
+  const foreign = foreignInputProblem(body)
+  if (foreign) throw new SignatureError(`the answer from ${request.url} is refused: ${foreign.field}: ${foreign.message}`, body)
   const code = resultCode(body)
   if (response.status !== 200) {
     const message = resultMessage(body)
@@ -199,6 +205,14 @@ async function verifyResponse<T>(config: ClientConfig, request: SignedRequest, r
       throw new SignatureError('the answer says success but carries no signature', body)
     }
     if (read.verified) checkAbout(config, request, body, code === 0)
+  }
+  const data = body.data
+  // every endpoint of the catalog answers a data object but close (protocol-notes section 1)
+  if (code === 0 && endpoint.answerData === undefined && (data === undefined || data === null || typeof data !== 'object' || Array.isArray(data) || isLosslessNumber(data))) {
+    throw new SignatureError(
+      `the answer says success but its data is ${data === undefined ? 'missing' : data === null ? 'null' : 'not an object'}: the platform answers ${endpoint.path} with a data object, so this is not a success`,
+      body,
+    )
   }
   if (code !== 0) {
     const error = new PlatformError(code, resultMessage(body), read.signature !== undefined, body)
@@ -243,6 +257,13 @@ function checkAbout(config: ClientConfig, request: SignedRequest, body: JsonObje
     if (String(answered) !== asked) {
       throw new SignatureError(`the answer is about ${field} ${String(answered)}, not the ${asked} we asked for`, body)
     }
+  }
+  // a create answered for another amount (a refund of 1 cent answered as 100): not the one we asked
+  // for; taking it would record money that did not move, so nothing is believed (query it to see)
+  const askedAmount = request.body.amount
+  const answeredAmount = toPlain((data as JsonObject).amount)
+  if (typeof askedAmount === 'number' && answeredAmount !== undefined && answeredAmount !== null && String(answeredAmount) !== String(askedAmount)) {
+    throw new SignatureError(`the answer is about an amount of ${String(answeredAmount)} cents, not the ${askedAmount} we asked for: query it before relying on it`, body)
   }
 }
 

@@ -1,10 +1,10 @@
 // The auth-code endpoints (spec: "neither verifies a signature"): the common fields without
 // `sign`, answered with an unsigned Result {code, message, data}. Never resent: an exchange may
 // spend a single-use authToken.
-import {PlatformError, TransportError} from '../errors.js'
+import {PlatformError, SignatureError, TransportError} from '../errors.js'
 import type {UnsignedEndpoint} from '../protocol/endpoints.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
-import {JsonSyntaxError, parseJsonObject, stringifyJson, type JsonObject} from '../protocol/json.js'
+import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, stringifyJson, type JsonObject} from '../protocol/json.js'
 import {endpointUrl, postJson} from './http.js'
 import {connectChecked, requestBody, type ClientConfig} from './pipeline.js'
 
@@ -38,6 +38,7 @@ export async function unsignedCall(
   try {
     body = parseJsonObject(raw)
   } catch (error) {
+    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${endpoint.path} is refused: ${error.message}`)
     throw new TransportError(`HTTP ${status} from ${endpoint.path}: not JSON (${(error as JsonSyntaxError).message})`)
   }
   if (status !== 200) throw new TransportError(`HTTP ${status} from ${endpoint.path}${resultMessage(body) ? `: ${resultMessage(body)}` : ''}`)

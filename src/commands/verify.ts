@@ -55,7 +55,7 @@ export default class Verify extends BaseCommand {
       ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', (await import('../cli/epay.js')).readEpayParams(input), source, asRequest, callbackAt)
       : flags.callback && !input.startsWith('{')
         ? await verifyEasyPay((await import('../protocol/callback.js')).parseEasyPayInput(input), source, asRequest, callbackAt)
-        : await verifyUnipay(readJsonData(input), source, asRequest)
+        : await verifyUnipay(readJsonData(input), source, asRequest, Boolean(flags.callback))
     if (!outcome.verified) {
       const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
       error.details = outcome

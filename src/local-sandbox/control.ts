@@ -141,9 +141,11 @@ export async function ensureSandbox(
   {explicit = false} = {},
 ): Promise<{runtime: SandboxRuntime; started: boolean}> {
   const {dataDir} = location
+  const own = readRuntime(dataDir)
+  if (own && (await responds(own.url))) return {runtime: own, started: false}
+  // alive but silent (busy): a second one would write the same journal, so wait for this one instead
+  if (own && isSandboxProcess(own.pid)) return {runtime: await answering(own, Date.now() + START_TIMEOUT_MS), started: false}
   if (explicit) {
-    const running = readRuntime(dataDir)
-    if (running && (await responds(running.url))) return {runtime: running, started: false}
     const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
     if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
   } else {
@@ -170,6 +172,7 @@ export async function ensureSandbox(
   try {
     const again = readRuntime(dataDir)
     if (again && (await responds(again.url))) return {runtime: again, started: false}
+    if (again && isSandboxProcess(again.pid)) return {runtime: await answering(again, deadline), started: false}
     rmSync(sandboxRuntimeFile(dataDir), {force: true})
     const log = openSync(join(dir, 'sandbox.log'), 'a', 0o600)
     // an explicit --port is required; else the last port is taken again when free
@@ -200,6 +203,16 @@ export async function ensureSandbox(
   }
 }
 
+/** The running sandbox once it answers; a TransportError naming it when it stays silent past the deadline. */
+async function answering(runtime: SandboxRuntime, deadline: number): Promise<SandboxRuntime> {
+  while (Date.now() < deadline) {
+    if (!alive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
+    if (await responds(runtime.url)) return runtime
+    await sleep(100)
+  }
+  throw new TransportError(`the local sandbox (pid ${runtime.pid}, ${runtime.url}) runs but does not answer; \`unipay sandbox stop\` stops it (a second one is not started beside it)`)
+}
+
 /** The port the sandbox last listened on, if any. */
 export function rememberedPort(dataDir: string): number | undefined {
   try {
@@ -221,7 +234,7 @@ export interface ForegroundSettings extends StartSettings {
 export async function runForeground(location: SandboxLocation, settings: ForegroundSettings, notice: (message: string) => void = () => {}): Promise<number> {
   const {dataDir} = location
   const running = readRuntime(dataDir)
-  if (running && (await responds(running.url))) {
+  if (running && ((await responds(running.url)) || isSandboxProcess(running.pid))) {
     throw new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
   }
   const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
@@ -312,4 +325,13 @@ export async function controlCall<T>(runtime: SandboxRuntime, method: 'GET' | 'P
     throw new PlatformError(answer.code ?? 1, answer.message ?? `HTTP ${response.status}`, undefined)
   }
   return answer
+}
+
+/**
+ * The dashboard's sign-in address: a ticket good once, for a few minutes, traded by the browser
+ * for the cookie the dashboard acts with (it never acts without the control secret).
+ */
+export async function dashboardSignInUrl(runtime: SandboxRuntime): Promise<string> {
+  const {ticket} = await controlCall<{ticket: string}>(runtime, 'POST', 'dashboard/ticket', {})
+  return `${runtime.url}/dashboard?ticket=${encodeURIComponent(ticket)}`
 }

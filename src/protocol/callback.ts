@@ -6,6 +6,7 @@ import {diagnoseSignature} from './diagnose.js'
 import {readEnvelope} from './envelope.js'
 import {diagnoseEpayMd5, diagnoseEpayRsa, type EpayDiagnosis} from './epay-diagnose.js'
 import {epayStringToSign} from './epay.js'
+import {foreignInputProblem} from './foreign-input.js'
 import {isLosslessNumber, type JsonValue} from './json.js'
 import {keyFingerprint} from './keys.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS} from './epay-api.js'
@@ -82,7 +83,10 @@ export function checkSystemCallback(raw: string, keys: CallbackKeys): CallbackCh
     expectedString: read.canonical,
     summary: {event: text(read.body.event), numbers: numbersOf(data), amount: text(data.amount), status: text(data.status)},
   }
-  if (!read.signature) check.reason = 'no sign field'
+  // keys or strings that would make the string to sign ambiguous: never believed (section 1)
+  const foreign = foreignInputProblem(read.body, {flatData: true})
+  if (foreign) Object.assign(check, {verified: false, reason: `refused: ${foreign.field}: ${foreign.message}`})
+  else if (!read.signature) check.reason = 'no sign field'
   else if (!platformKey) check.reason = 'no platform public key to verify with'
   else if (!check.verified) {
     const diagnosis = diagnoseSignature({body: read.body, signature: read.signature, key: platformKey, otherKeys: keys.otherKeys})

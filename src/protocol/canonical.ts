@@ -4,25 +4,57 @@ import {isLosslessNumber} from 'lossless-json'
 
 export type Pair = [key: string, value: string]
 
+/** The longest plain decimal form (no exponent) a number may have (protocol-notes section 1). */
+export const MAX_NUMBER_CHARS = 100
+
+/** A number whose plain decimal form would be longer than MAX_NUMBER_CHARS: refused as unparseable. */
+export class NumberTooLongError extends Error {}
+
+const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
+
+/**
+ * Where the digits of a number literal put the decimal point, and how long its plain form is,
+ * computed from the literal alone: an exponent of ten million costs nothing to look at.
+ */
+function analyse(literal: string) {
+  const match = NUMBER_LITERAL.exec(literal.trim())
+  if (!match) throw new Error(`not a number literal: ${literal.slice(0, 40)}`)
+  const [, sign, intPart, fracPart = '', exp = '0'] = match
+  const digits = intPart + fracPart
+  // the first and last significant digit; Number() of a huge exponent is +-Infinity, and so is the length
+  let first = 0
+  while (first < digits.length && digits.charCodeAt(first) === 0x30) first++
+  let last = digits.length - 1
+  while (last >= first && digits.charCodeAt(last) === 0x30) last--
+  const point = intPart.length + Number(exp)
+  if (first > last) return {negative: false, digits, point, first, last, length: 1}
+  const whole = point > first ? point - first : 1
+  const fraction = last >= point ? last - point + 1 : 0
+  return {negative: sign === '-', digits, point, first, last, length: (sign ? 1 : 0) + whole + (fraction ? fraction + 1 : 0)}
+}
+
+/** The length of a number literal's plain decimal form (Infinity for an absurd exponent). */
+export function plainNumberLength(literal: string): number {
+  return analyse(literal).length
+}
+
 /**
  * Writes a JSON number literal the way the platform does: no exponent, no trailing zeros in
- * the fraction, integers as plain digits of any length.
+ * the fraction, integers as plain digits of any length. Linear in the literal; a form longer
+ * than MAX_NUMBER_CHARS throws NumberTooLongError instead of being built.
  */
 export function formatNumber(literal: string): string {
-  const match = /^(-?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(literal.trim())
-  if (!match) throw new Error(`not a number literal: ${literal}`)
-  const [, sign, intPart, fracPart = '', exp = '0'] = match
-  let digits = intPart + fracPart
-  let point = intPart.length + Number(exp)
-  if (point < 0) {
-    digits = '0'.repeat(-point) + digits
-    point = 0
-  }
-  if (point > digits.length) digits += '0'.repeat(point - digits.length)
-  const whole = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0'
-  const fraction = digits.slice(point).replace(/0+$/, '')
-  const text = fraction ? `${whole}.${fraction}` : whole
-  return sign && /[1-9]/.test(text) ? `-${text}` : text
+  const {negative, digits, point, first, last, length} = analyse(literal)
+  if (length > MAX_NUMBER_CHARS) throw new NumberTooLongError(`the number ${literal.slice(0, 24)}${literal.length > 24 ? '...' : ''} written out would be over ${MAX_NUMBER_CHARS} characters`)
+  if (first > last) return '0'
+  // digits outside the literal are zeros: before it when the point is left of it, after it when right
+  const digit = (i: number) => (i < 0 || i >= digits.length ? '0' : digits[i])
+  let whole = ''
+  for (let i = first; i < point; i++) whole += digit(i)
+  let fraction = ''
+  for (let i = point; i <= last; i++) fraction += digit(i)
+  const text = (whole || '0') + (fraction ? `.${fraction}` : '')
+  return negative ? `-${text}` : text
 }
 
 function scalarText(value: unknown): string | undefined {

@@ -67,11 +67,19 @@ function standardScalar(leaf: Leaf): string | undefined {
   return typeof value === 'string' ? value : String(value)
 }
 
+/**
+ * Bounds on the work a diagnosis does for someone else's body: one variant per field (dropped, or
+ * signed in another form) is quadratic in the field count, and every variant is a string to build and a signature to check.
+ * Real bodies have a few dozen fields and a few KB; a hostile one must not cost minutes.
+ */
+export const MAX_DIAGNOSED_VARIANTS = 100
+export const MAX_DIAGNOSED_CHARS = 64 * 1024
+
 export function variants(body: JsonObject): Variant[] {
   const all = bodyLeaves(body)
   const out: Variant[] = []
   const standardPairs = canonicalPairs(body)
-  for (const [key] of standardPairs) {
+  for (const [key] of standardPairs.length <= MAX_DIAGNOSED_VARIANTS ? standardPairs : []) {
     out.push({
       explanation: `field added or dropped: the signature matches without \`${key}\`, so it was added after signing or the signer leaves it out`,
       text: joinPairs(standardPairs.filter(([other]) => other !== key)),
@@ -162,6 +170,9 @@ export function diagnoseSignature({body, signature, key, otherKeys = []}: Diagno
         explanation: `wrong key: the string is right, but it was signed with ${other.name} (${keyFingerprint(other.key)}), not the key checked (${keyFingerprint(key)})`,
       }
     }
+  }
+  if (expectedString.length > MAX_DIAGNOSED_CHARS) {
+    return {verified: false, expectedString, explanation: `the string to sign is over ${MAX_DIAGNOSED_CHARS / 1024} KB: not diagnosed further (the body was changed after signing, or another key signed it)`}
   }
   for (const variant of variants(body)) {
     if (variant.text !== expectedString && verifyString(variant.text, signature, key)) {

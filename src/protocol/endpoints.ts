@@ -38,7 +38,7 @@ function withChecks<T extends Record<string, Omit<Endpoint, 'check' | 'fieldName
 
 export const endpoints = withChecks({
   pay: {...fastEndpoints.pay, fields: payFields},
-  close: {path: '/unipay/close', kind: 'action', fields: closeFields, defaults: {useCancel: false}},
+  close: {path: '/unipay/close', kind: 'action', fields: closeFields, defaults: {useCancel: false}, answerData: 'none'},
   syncPay: {path: '/unipay/sync/order/pay', kind: 'read', fields: syncPayFields},
   queryPay: {...fastEndpoints.queryPay, fields: queryPayFields},
   ping: {path: '/unipay/ping', kind: 'read', fields: pingFields},
@@ -87,5 +87,5 @@ export function declaredFields(endpoint: Endpoint): readonly string[] {
 /** The catalog entry for a path, or a lenient one (common fields only) for paths not wrapped yet. */
 export function endpointForPath(path: string): Endpoint {
   const fields = z.looseObject({...commonFields})
-  return endpointByPath(path) ?? fromSchema({path, kind: 'action', fields})
+  return endpointByPath(path) ?? fromSchema({path, kind: 'action', fields, answerData: 'any'})
 }

@@ -234,6 +234,8 @@ export interface CallEndpoint {
   /** The fields the endpoint declares (what the client may send), known without loading zod. */
   fieldNames: readonly string[]
   check(body: Record<string, unknown>): FieldProblem[]
+  /** What a success carries in `data`: an object (unset), nothing (close), or anything (a path outside the catalog). */
+  answerData?: 'none' | 'any'
 }
 
 /** The endpoints whose commands load no zod; endpoints.ts adds their zod schemas for the sandbox. */

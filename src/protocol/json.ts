@@ -2,7 +2,7 @@
 // must reach the canonical string untouched, so responses are never verified after a
 // re-serialisation through JS numbers.
 import {isLosslessNumber, LosslessNumber, parse, stringify} from 'lossless-json'
-import {formatNumber} from './canonical.js'
+import {formatNumber, MAX_NUMBER_CHARS, NumberTooLongError, plainNumberLength} from './canonical.js'
 
 export {isLosslessNumber, LosslessNumber}
 
@@ -19,11 +19,23 @@ export type JsonObject = {[key: string]: JsonValue}
 
 export class JsonSyntaxError extends Error {}
 
+/** JSON that holds a number whose plain form is over MAX_NUMBER_CHARS (protocol-notes section 1). */
+export class JsonNumberTooLongError extends JsonSyntaxError {}
+
+/** Every number as its literal, refused while parsing when it would be too long written out. */
+function losslessNumber(literal: string): LosslessNumber {
+  if (plainNumberLength(literal) > MAX_NUMBER_CHARS) {
+    throw new NumberTooLongError(`the number ${literal.slice(0, 24)}${literal.length > 24 ? '...' : ''} written out would be over ${MAX_NUMBER_CHARS} characters`)
+  }
+  return new LosslessNumber(literal)
+}
+
 /** Parses JSON text keeping every number as its literal (LosslessNumber). */
 export function parseJson(text: string): JsonValue {
   try {
-    return parse(text) as JsonValue
+    return parse(text, null, losslessNumber) as JsonValue
   } catch (error) {
+    if (error instanceof NumberTooLongError) throw new JsonNumberTooLongError(error.message)
     throw new JsonSyntaxError((error as Error).message)
   }
 }
@@ -54,7 +66,11 @@ export function toPlain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => toPlain(item))
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[key] = toPlain(item)
+    for (const [key, item] of Object.entries(value)) {
+      // a `__proto__` key stays a field: assigned, it would become the object's prototype
+      if (key === '__proto__') Object.defineProperty(out, key, {value: toPlain(item), enumerable: true, writable: true, configurable: true})
+      else out[key] = toPlain(item)
+    }
     return out
   }
   return value

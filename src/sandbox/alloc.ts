@@ -98,7 +98,7 @@ export class AllocService {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.settleDue(), 100)
+    this.timer = setInterval(() => this.deps.store.background(() => this.settleDue()), 100)
     this.timer.unref()
   }
 

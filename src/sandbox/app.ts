@@ -77,7 +77,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const replay = new ReplayGuard(realNow, store)
   const faults = new Faults()
   const requestLog = new RequestLog(options.onRequest)
-  const dashboard = createDashboard({store, pay, refunds, transfers, notifier})
+  const dashboard = createDashboard({store, pay, refunds, transfers, notifier, publicUrl: options.publicUrl})
   const epay = createEpay({
     store, pay, refunds, notifier, platformKey, now, clientNow: realNow, publicUrl: options.publicUrl,
     md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
@@ -85,20 +85,23 @@ export function createSandboxApp(options: SandboxOptions) {
     replay: options.replayChecks !== false ? replay : undefined,
   })
   const signedApi = createSignedApi({
-    store, notifier, pay, refunds, allocs, transfers, gateway, authSessions, faults, platformKey, realNow,
+    store, notifier, pay, refunds, allocs, transfers, gateway, authSessions, faults, platformKey, realNow, publicUrl: options.publicUrl,
     replay: options.replayChecks !== false ? replay : undefined,
   })
   // only pages and control calls check Host: signed API calls skip parsing the address
   const hosts = () => ownHosts(options.publicUrl())
   const control = createControl({
     store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, registerMerchant, hosts,
+    dashboardTicket: () => dashboard.issueTicket(),
     controlSecret: options.controlSecret,
+    publicUrl: options.publicUrl,
     clock: {
       now,
       offsetMs: () => clockOffsetMs,
       advance(ms) {
+        // in memory only once in the journal
+        store.put('meta', 'clockOffsetMs', clockOffsetMs + ms)
         clockOffsetMs += ms
-        store.put('meta', 'clockOffsetMs', clockOffsetMs)
         catchUp()
       },
     },

@@ -14,7 +14,7 @@ import type {AllocService} from './alloc.js'
 import {PlatformFailure, fail} from './errors.js'
 import {FAULTS, type Faults} from './faults.js'
 import {gatewayOrderResult, type GatewayService} from './gateway.js'
-import {controlRefusal} from './guard.js'
+import {controlRefusal, urlRefusal} from './guard.js'
 import {HttpFailure, type Management} from './management.js'
 import type {Notifier} from './notifier.js'
 import {payOrderResult, type PayService} from './pay.js'
@@ -41,6 +41,10 @@ interface ControlDeps {
   controlSecret: string
   /** The Host values the sandbox answers to (guard.ts `ownHosts`). */
   hosts(): Set<string> | undefined
+  /** The sandbox's own address, which a triggered callback may not be sent to. */
+  publicUrl(): string
+  /** A one-time dashboard sign-in ticket (dashboard.ts). */
+  dashboardTicket(): {ticket: string; expiresInSeconds: number}
 }
 
 interface ControlAnswer {
@@ -187,6 +191,8 @@ export function createControl(deps: ControlDeps) {
     }),
     route('GET', '/_sandbox/transfers', noInput, () => transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))),
     route('POST', '/_sandbox/trigger', triggerBody, ({event, notifyUrl, mchNo = ''}) => {
+      const refusal = urlRefusal(notifyUrl, deps.publicUrl())
+      if (refusal) badInput(10506, `notifyUrl: ${refusal}`)
       const merchant = knownMerchant(mchNo)
       const objects = trigger({store, pay, refunds, allocs, transfers}, {event, notifyUrl, mchNo: merchant.mchNo, appId: merchant.defaultAppId})
       // the callback's own event: a partial split is sent as alloc.success (notes §5)
@@ -196,6 +202,7 @@ export function createControl(deps: ControlDeps) {
       const from = Number(after ?? 0)
       return requestLog.since(Number.isSafeInteger(from) ? from : 0, Number(limit ?? 500) || 500, failed === 'true')
     }),
+    route('POST', '/_sandbox/dashboard/ticket', noInput, () => deps.dashboardTicket()),
     route('GET', '/_sandbox/notifications', noInput, () => store.values('notifications')),
     // answered once the attempt is made, with it in the log
     route('POST', /^\/_sandbox\/notifications\/([^/]+)\/resend$/, noInput, async (_, [id]) => (await notifier.resendNow(id)) ?? refuse(404, 10405, `no notification ${id}`)),

@@ -3,6 +3,13 @@
 // channel. Rendered on the server, so it works without JavaScript; a small script swaps in a
 // fresh copy every few seconds. Every value printed is escaped; every POST passes the
 // same-origin guard (guard.ts) before it gets here.
+//
+// It acts for whoever holds the control secret, and nobody else: `sandbox open` (which has the
+// secret) asks for a one-time sign-in ticket and opens /dashboard?ticket=...; the ticket is
+// traded for a same-site HttpOnly cookie, and every dashboard request without that cookie is
+// refused (403), on loopback and beyond it alike.
+import {randomBytes, timingSafeEqual} from 'node:crypto'
+import type {IncomingHttpHeaders} from 'node:http'
 import {centsToYuan} from '../protocol/money.js'
 import type {Notification} from '../protocol/notifications.js'
 import type {Allocation} from './alloc.js'
@@ -26,7 +33,12 @@ export interface DashboardDeps {
   refunds: RefundService
   transfers: TransferService
   notifier: Notifier
+  /** The sandbox's address: its port names the cookie (cookies do not tell ports apart). */
+  publicUrl: () => string
 }
+
+/** How long a sign-in ticket from `sandbox open` stays good (it is good once). */
+export const TICKET_TTL_MS = 5 * 60 * 1000
 
 export interface DashboardAnswer {
   status: number
@@ -68,7 +80,38 @@ function table(title: string, id: string, head: string[], rows: string[][]): str
   return `<section class="card" id="${id}"><h2>${esc(title)}</h2>${body}</section>`
 }
 
-export function createDashboard({store, pay, refunds, transfers, notifier}: DashboardDeps) {
+export function createDashboard({store, pay, refunds, transfers, notifier, publicUrl}: DashboardDeps) {
+  /** Unused sign-in tickets and when they lapse (real time). */
+  const tickets = new Map<string, number>()
+  /** The cookie's value for this run of the sandbox. */
+  const session = Buffer.from(randomBytes(32).toString('base64url'))
+  const cookieName = () => `unipay_dashboard_${new URL(publicUrl()).port}`
+
+  function signedIn(headers: IncomingHttpHeaders): boolean {
+    const name = cookieName()
+    for (const part of (headers.cookie ?? '').split(';')) {
+      const [key, ...value] = part.trim().split('=')
+      if (key !== name) continue
+      const given = Buffer.from(value.join('='))
+      if (given.length === session.length && timingSafeEqual(given, session)) return true
+    }
+    return false
+  }
+
+  function refused(message: string): DashboardAnswer {
+    const body = `<!doctype html><meta charset="utf-8"><title>unipay sandbox</title><p>${esc(message)}</p>`
+    return {status: 403, headers: {...HEADERS, 'content-length': String(Buffer.byteLength(body))}, body}
+  }
+
+  /** Trades a good ticket for the cookie, once; the address bar then loses the ticket. */
+  function signIn(ticket: string): DashboardAnswer {
+    const lapses = tickets.get(ticket)
+    tickets.delete(ticket)
+    if (lapses === undefined || lapses < Date.now()) return refused('This sign-in link was used already or has expired: run `unipay sandbox open` again.')
+    const cookie = `${cookieName()}=${session.toString()}; Path=${DASHBOARD_PATH}; HttpOnly; SameSite=Strict`
+    return {status: 303, headers: {location: DASHBOARD_PATH, 'set-cookie': cookie, 'cache-control': 'no-store'}, body: ''}
+  }
+
   function render(status: number, error?: string): DashboardAnswer {
     const orders = recent(store.values<PayOrder>('payOrders'), (o) => o.createdAt)
     const refundRows = recent(store.values<RefundOrder>('refunds'), (r) => r.createTime)
@@ -119,7 +162,19 @@ ${table('Callbacks', 'callbacks', ['Event', 'To', 'Attempts', 'Created', 'State'
   }
 
   return {
-    handle(method: string, rawText: string): DashboardAnswer {
+    /** A one-time sign-in ticket, for `sandbox open` (a control call, so only with the secret). */
+    issueTicket(): {ticket: string; expiresInSeconds: number} {
+      const now = Date.now()
+      for (const [ticket, lapses] of tickets) if (lapses < now) tickets.delete(ticket)
+      const ticket = randomBytes(24).toString('base64url')
+      tickets.set(ticket, now + TICKET_TTL_MS)
+      return {ticket, expiresInSeconds: TICKET_TTL_MS / 1000}
+    },
+
+    handle(method: string, rawText: string, url: URL, headers: IncomingHttpHeaders): DashboardAnswer {
+      const ticket = url.searchParams.get('ticket')
+      if (ticket !== null && (method === 'GET' || method === 'HEAD')) return signIn(ticket)
+      if (!signedIn(headers)) return refused('The dashboard acts with the sandbox\'s control secret: open it with `unipay sandbox open`.')
       if (method === 'GET' || method === 'HEAD') return render(200)
       if (method !== 'POST') return {status: 405, headers: {...HEADERS, allow: 'GET, POST'}, body: ''}
       const form = new URLSearchParams(rawText)

@@ -92,7 +92,7 @@ export function sandboxRoutes(parts: RouteParts): Route[] {
         // reading it from a rebound name would show the orders to another site
         const refusal = hostRefusal(x.req.headers, parts.hosts())
         if (refusal) return refusalPage(x, refusal)
-        const page = dashboard.handle(x.method, x.rawText)
+        const page = dashboard.handle(x.method, x.rawText, x.url, x.req.headers)
         x.res.writeHead(page.status, page.headers)
         x.res.end(page.body)
       },

@@ -126,7 +126,7 @@ export class GatewayService {
   }
 
   startExpiry(): void {
-    this.expiryTimer = setInterval(() => this.expireDue(), 1000)
+    this.expiryTimer = setInterval(() => this.deps.store.background(() => this.expireDue()), 1000)
     this.expiryTimer.unref()
     this.expireDue()
   }

@@ -5,7 +5,9 @@
 // same-origin check, `pagePostRefusal`, guards every one of them against cross-site posts.
 import {timingSafeEqual} from 'node:crypto'
 import type {IncomingHttpHeaders} from 'node:http'
+import {hostname as machineName, networkInterfaces} from 'node:os'
 import {CONTROL_SECRET_HEADER} from '../protocol/local-sandbox.js'
+import {fail} from './errors.js'
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]']
 
@@ -63,3 +65,43 @@ export function controlRefusal(method: string, headers: IncomingHttpHeaders, sec
 
 /** Paths of the pages whose forms change state. */
 export const STATE_CHANGING_PAGES = /^\/(cashier|aggregate|cm|am|auth|transfer\/confirm|epay\/pay|dashboard)(\/|$)/
+
+/** Host names that are this machine whatever the port: loopback, the unspecified address, *.localhost. */
+function isThisMachine(hostname: string, listening: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (name === listening || name === 'localhost' || name.endsWith('.localhost') || name.startsWith('127.')) return true
+  if (name === '[::1]' || name === '0.0.0.0' || name === '[::]' || name.startsWith('[::ffff:7f')) return true
+  // listening on every address: any of this machine's own addresses reaches it
+  if (listening === '0.0.0.0' || listening === '[::]') {
+    return name === machineName().toLowerCase() || Object.values(networkInterfaces()).some((list) => list?.some((i) => (i.family === 'IPv6' ? `[${i.address}]` : i.address) === name))
+  }
+  return false
+}
+
+/**
+ * Why an address the sandbox will call (notifyUrl) or send a browser to (returnUrl) is refused:
+ * one with a user name or password in it, or the sandbox itself (its callbacks would post into
+ * its own pages and its dashboard would show what they answered).
+ */
+export function urlRefusal(value: string, publicUrl: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'is not a URL'
+  }
+  if (url.username || url.password) return 'must not carry a user name or password'
+  const own = new URL(publicUrl)
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80')
+  if (port === own.port && isThisMachine(url.hostname, own.hostname.toLowerCase())) return `must not point at the sandbox itself (${own.host})`
+  return undefined
+}
+
+/** Refuses (10506, naming the field) a request whose `...Url` fields the sandbox may not call or show. */
+export function refuseOwnUrls(fields: Record<string, unknown>, publicUrl: string): void {
+  for (const [field, value] of Object.entries(fields)) {
+    if (!field.endsWith('Url') || typeof value !== 'string') continue
+    const refusal = urlRefusal(value, publicUrl)
+    if (refusal) fail(10506, `${field}: ${refusal}`)
+  }
+}

@@ -8,6 +8,7 @@ import {parseArgs} from 'node:util'
 import {sandboxPortFile, sandboxRuntimeFile} from '../protocol/local-sandbox.js'
 import {formatRequestLine} from './request-log.js'
 import {startSandbox} from './server.js'
+import {JournalWriteError} from './store.js'
 
 const {values} = parseArgs({
   options: {
@@ -41,7 +42,15 @@ const sandbox = await startSandbox({
   tokenTtlSeconds: values['token-ttl'] ? Number(values['token-ttl']) : undefined,
   controlSecret: givenSecret,
   onRequest: values['log-requests'] ? (entry) => process.stdout.write(`${formatRequestLine(entry)}\n`) : undefined,
+  // a full disk: the failing request was refused; everything acknowledged is in the journal, so
+  // stop cleanly rather than serve a state the journal lacks (the next start replays it)
+  onJournalFailure(message) {
+    process.stderr.write(`sandbox: ${message}; stopping now (nothing acknowledged is lost: free some space, then start it again)\n`)
+    setImmediate(() => void stop(1))
+  },
 }).catch((error: NodeJS.ErrnoException) => {
+  // the journal failed while starting (told above): nothing more to say
+  if (error instanceof JournalWriteError) process.exit(1)
   if (error.code !== 'EADDRINUSE' && error.code !== 'EADDRNOTAVAIL') throw error
   process.stderr.write(`sandbox: cannot listen on ${values.host} port ${values.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'no such local address'}\n`)
   process.exit(1)
@@ -58,13 +67,13 @@ if (!loopback && !givenSecret) {
 }
 
 let stopping = false
-async function stop(): Promise<void> {
+async function stop(code = 0): Promise<void> {
   if (stopping) return
   stopping = true
   rmSync(runtimeFile, {force: true})
   await sandbox.close()
   process.stdout.write('sandbox stopped\n')
-  process.exit(0)
+  process.exit(code)
 }
 process.on('SIGTERM', () => void stop())
 process.on('SIGINT', () => void stop())

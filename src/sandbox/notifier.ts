@@ -201,6 +201,11 @@ export class Notifier {
 
   private schedule(): void {
     if (this.stopped) return
+    // no request waits for this: a journal that fails under it was reported, and must not crash the process
+    this.options.store.background(() => this.sendDue())
+  }
+
+  private sendDue(): void {
     if (this.timer) clearTimeout(this.timer)
     const nowMs = this.options.now().getTime()
     let earliest = Number.POSITIVE_INFINITY
@@ -208,7 +213,9 @@ export class Notifier {
       const notification = this.options.store.get<Notification>('notifications', id)
       if (!notification || notification.nextAttemptAt === undefined || this.running.has(id)) continue
       if (notification.nextAttemptAt <= nowMs && this.inFlight < MAX_IN_FLIGHT) {
-        void this.attempt(notification)
+        this.attempt(notification).catch((error: unknown) => this.options.store.background(() => {
+          throw error
+        }))
       } else {
         earliest = Math.min(earliest, notification.nextAttemptAt)
       }
@@ -237,10 +244,12 @@ export class Notifier {
     store.put('notifications', notification.id, {...notification, url, attemptStartedAt: attempt.at})
     try {
       const signal = AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale))
+      // a redirect is an answer, never followed: it could send the callback into the sandbox itself
       const response = delivery.protocol === 'easy_pay'
-        ? await fetch(url, {method: 'GET', signal})
+        ? await fetch(url, {method: 'GET', signal, redirect: 'manual'})
         : await fetch(notification.url, {
             method: 'POST',
+            redirect: 'manual',
             headers: {'content-type': 'application/json; charset=utf-8'},
             body: notification.body,
             signal,

@@ -121,7 +121,7 @@ export class PayService {
   }
 
   startExpiry(): void {
-    this.expiryTimer = setInterval(() => this.expireDue(), 1000)
+    this.expiryTimer = setInterval(() => this.deps.store.background(() => this.expireDue()), 1000)
     this.expiryTimer.unref()
     this.expireDue()
   }
@@ -274,13 +274,11 @@ export class PayService {
 
   /** The payer's side, played by `sandbox pay`. */
   payerPays(orderRef: string, outcome: 'success' | 'fail', wallet?: string): PayOrder {
-    const order = this.findAnyMerchant(orderRef)
-    if (!OPEN.includes(order.status)) fail(20044, `order ${order.orderNo} is ${order.status}, so it cannot be paid`)
-    if (order.channel === 'aggregate') {
-      const chosen = wallet ?? 'walletA'
-      order.channel = chosen
-      order.provider = chosen.toUpperCase()
-    }
+    const found = this.findAnyMerchant(orderRef)
+    if (!OPEN.includes(found.status)) fail(20044, `order ${found.orderNo} is ${found.status}, so it cannot be paid`)
+    // the wallet the payer picked goes into the stored order only with the payment itself
+    const chosen = wallet ?? 'walletA'
+    const order = found.channel === 'aggregate' ? {...found, channel: chosen, provider: chosen.toUpperCase()} : found
     return outcome === 'success' ? this.settlePaid(order) : this.finish(order, 'fail', 'the payer\'s payment failed (sandbox)')
   }
 

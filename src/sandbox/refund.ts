@@ -94,7 +94,7 @@ export class RefundService {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.settleDue(), 100)
+    this.timer = setInterval(() => this.deps.store.background(() => this.settleDue()), 100)
     this.timer.unref()
   }
 

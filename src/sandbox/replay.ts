@@ -28,7 +28,9 @@ export class ReplayGuard {
   check(mchNo: string, reqId: string, nonceStr: string | undefined, reqTime: string): void {
     const nowMs = this.now().getTime()
     const time = parseGmt8(reqTime)
-    if (!time || Math.abs(time.getTime() - nowMs) > REPLAY_WINDOW_MS) {
+    // a time no clock ever shows is malformed, not merely outside the window
+    if (!time) return fail(10506, `reqTime: ${reqTime} is not a time (yyyy-MM-dd HH:mm:ss, GMT+8)`)
+    if (Math.abs(time.getTime() - nowMs) > REPLAY_WINDOW_MS) {
       fail(10410, `reqTime ${reqTime} is more than ${REPLAY_WINDOW_MS / 1000}s from the platform clock (GMT+8)`)
     }
     this.prune(nowMs)
@@ -38,7 +40,7 @@ export class ReplayGuard {
     if (this.seen.has(reqKey)) fail(10409, `reqId ${reqId} was already used`)
     if (nonceKey && this.seen.has(nonceKey)) fail(10409, `nonceStr ${nonceStr} was already used`)
     // remembered while its reqTime could still be accepted (reqTime may be ahead of the clock)
-    const forgetAt = Math.max(nowMs, time!.getTime()) + REPLAY_WINDOW_MS
+    const forgetAt = Math.max(nowMs, time.getTime()) + REPLAY_WINDOW_MS
     this.remember(reqKey, forgetAt)
     if (nonceKey) this.remember(nonceKey, forgetAt)
   }

@@ -9,7 +9,7 @@ import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {createSandboxApp, type Merchant, type SandboxApp, type SandboxOptions} from './app.js'
 import {ensureKeyPair} from './keys.js'
 import {ensureMd5Key} from './epay.js'
-import {Store} from './store.js'
+import {Store, type JournalWrite} from './store.js'
 
 export const DEFAULT_MERCHANT = {mchNo: 'M1000000001', appId: 'A1000000001'}
 
@@ -32,6 +32,10 @@ export interface StartOptions {
   onRequest?: SandboxOptions['onRequest']
   /** The control secret; a new random one by default. */
   controlSecret?: string
+  /** Told once when the journal cannot be written (a full disk): the daemon stops on it. Logged by default. */
+  onJournalFailure?: (message: string) => void
+  /** The journal's write (tests inject short and failing ones). */
+  journalWrite?: JournalWrite
 }
 
 export interface RunningSandbox {
@@ -48,7 +52,8 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
   const login = ensureKeyPair(join(dir, 'keys'), 'login')
   const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
-  const store = new Store(join(dir, 'journal.jsonl'), options.log ?? ((line) => process.stderr.write(`sandbox: ${line}\n`))).open()
+  const log = options.log ?? ((line: string) => process.stderr.write(`sandbox: ${line}\n`))
+  const store = new Store(join(dir, 'journal.jsonl'), log, {write: options.journalWrite, onFailure: options.onJournalFailure ?? log}).open()
   let url = ''
   const controlSecret = options.controlSecret ?? randomBytes(32).toString('base64url')
   const app = createSandboxApp({

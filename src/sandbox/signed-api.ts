@@ -7,7 +7,8 @@ import type {ServerResponse} from 'node:http'
 import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
-import {JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
+import {foreignInputProblem} from '../protocol/foreign-input.js'
+import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPublicKey} from '../protocol/keys.js'
 import {SANDBOX_CHANNEL_MCH_NOS, type FaultRule} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
@@ -18,6 +19,7 @@ import {allocOrderResult, allocResult, type AllocAmountUnit, type AllocService} 
 import type {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
 import {spoilAnswer, type Faults} from './faults.js'
+import {refuseOwnUrls} from './guard.js'
 import {gatewayOrderResult, type GatewayOrder, type GatewayService} from './gateway.js'
 import type {Notifier} from './notifier.js'
 import {inferMethodFromCapability, payOrderResult, payResult, type PayService} from './pay.js'
@@ -56,6 +58,8 @@ interface SignedApiDeps {
   platformKey: KeyObject
   /** The real clock: clients sign with it, so answers are stamped with it too. */
   realNow: () => Date
+  /** The sandbox's own address, which no notifyUrl or returnUrl may name. */
+  publicUrl: () => string
 }
 
 /** Writes a whole answer (the dispatcher's `send`). */
@@ -230,8 +234,12 @@ export function createSignedApi(deps: SignedApiDeps) {
       try {
         raw = parseJsonObject(rawText)
       } catch (error) {
+        if (error instanceof JsonNumberTooLongError) return {code: 10505, msg: `request body: ${error.message}`, data: null, reqId: ''}
         return {code: 10505, msg: `request body is not JSON: ${(error as JsonSyntaxError).message}`, data: null, reqId: ''}
       }
+      // before anything else is read from it (protocol-notes section 1)
+      const foreign = foreignInputProblem(raw)
+      if (foreign) return {code: 10506, msg: `${foreign.field}: ${foreign.message}`, data: null, reqId: ''}
       if (typeof raw.reqId === 'string') reqId = raw.reqId
       for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
         if (typeof raw[field] !== 'string' || raw[field] === '') fail(10506, `${field}: is required`)
@@ -273,6 +281,7 @@ export function createSignedApi(deps: SignedApiDeps) {
           fail(20023, `channelMchNo ${plain.channelMchNo} is not configured for merchant ${merchant.mchNo} (its channel merchants: ${configured.join(', ')})`)
         }
       }
+      refuseOwnUrls(plain, deps.publicUrl())
       const data = route.handle({body: plain, received: raw, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
       return {code: 0, msg: 'success', data, reqId}
     } catch (error) {

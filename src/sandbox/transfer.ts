@@ -74,7 +74,7 @@ export class TransferService {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.settleDue(), 100)
+    this.timer = setInterval(() => this.deps.store.background(() => this.settleDue()), 100)
     this.timer.unref()
   }
 

@@ -7,6 +7,7 @@ import type {AddressInfo} from 'node:net'
 import {checkEasyPayCallback, checkSystemCallback, staleEasyPayTimestamp, type CallbackCheck, type CallbackKeys, type CallbackProtocol} from '../protocol/callback.js'
 import {JsonSyntaxError} from '../protocol/json.js'
 import {isoGmt8} from '../protocol/time.js'
+import {UsageError} from '../errors.js'
 
 /** Documented in `listen --help`: a fixed port, so a notifyUrl written once keeps working. */
 export const DEFAULT_LISTEN_PORT = 8787
@@ -75,11 +76,32 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)
 }
 
-/** The --forward-to URL, plus what follows /notify in the path, plus the query as received. */
-function forwardTarget(base: URL, suffix: string, rawQuery: string | undefined): string {
-  const path = base.pathname.replace(/\/$/, '') + suffix || '/'
+/** Marks a relayed callback, so one that comes back to this listener is refused instead of looping. */
+const FORWARDED_HEADER = 'x-unipay-listen-forwarded'
+
+/**
+ * The --forward-to URL, plus what follows /notify in the path, plus the query as received; or
+ * undefined when the path would leave the forward base path (a `.` or `..` segment, also
+ * percent-encoded or behind a backslash, which URL parsers resolve).
+ */
+function forwardTarget(base: URL, suffix: string, rawQuery: string | undefined): string | undefined {
+  const segments = suffix.split(/[/\\]/)
+  if (segments.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))) return undefined
+  const basePath = base.pathname.replace(/\/$/, '')
+  const path = basePath + suffix || '/'
   const query = [base.search.slice(1), rawQuery].filter(Boolean).join('&')
-  return `${base.origin}${path}${query ? `?${query}` : ''}`
+  const target = `${base.origin}${path}${query ? `?${query}` : ''}`
+  // what a URL parser makes of it must still be under the base path
+  const resolved = new URL(target)
+  return resolved.origin === base.origin && (resolved.pathname === basePath || resolved.pathname.startsWith(`${basePath}/`) || basePath === '') ? target : undefined
+}
+
+/** Whether an address names this listener itself (a relay to it would come straight back). */
+function isOwnAddress(target: URL, port: number): boolean {
+  const targetPort = Number(target.port || (target.protocol === 'https:' ? 443 : 80))
+  const host = target.hostname.toLowerCase().replace(/\.$/, '')
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '[::1]' || host === '0.0.0.0' || host === '[::]' || host.startsWith('[::ffff:7f')
+  return loopback && targetPort === port
 }
 
 async function relay(target: string, req: IncomingMessage, body: Buffer): Promise<{answer: Answer; status?: number; error?: string}> {
@@ -87,7 +109,7 @@ async function relay(target: string, req: IncomingMessage, body: Buffer): Promis
     const contentType = req.headers['content-type']
     const response = await fetch(target, {
       method: req.method,
-      headers: contentType ? {'content-type': contentType} : {},
+      headers: {...(contentType ? {'content-type': contentType} : {}), [FORWARDED_HEADER]: '1'},
       body: req.method === 'GET' ? undefined : body,
       redirect: 'manual',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
@@ -150,14 +172,19 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     }
     let answer: Answer
     const known = path === CALLBACK_PATH || path.startsWith(`${CALLBACK_PATH}/`)
+    const target = forwardBase && known ? forwardTarget(forwardBase, path.slice(CALLBACK_PATH.length), rawQuery) : undefined
     const result = !known
       ? `unknown path ${path}: callbacks go to ${CALLBACK_PATH}`
+      : forwardBase && req.headers[FORWARDED_HEADER] !== undefined
+        ? 'a callback this listener relayed came back to it: --forward-to names this listener (a loop), so it is not relayed again'
+      : forwardBase && !target
+        ? `path ${path} leaves the --forward-to path (a . or .. segment): not relayed`
       : body === undefined
         ? `body over ${MAX_BODY_BYTES} bytes`
         : check(protocol, body, rawQuery)
     if (typeof result === 'string') {
       arrival.reason = result
-      answer = textAnswer(!known ? 404 : body === undefined ? 413 : protocol === 'unknown' ? 405 : 400, result)
+      answer = textAnswer(!known ? 404 : forwardBase && req.headers[FORWARDED_HEADER] !== undefined ? 508 : body === undefined ? 413 : protocol === 'unknown' ? 405 : 400, result)
     } else {
       Object.assign(arrival, result.summary, {signType: result.signType, verified: result.verified, reason: result.reason})
       if (!result.verified) {
@@ -169,8 +196,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
         res.writeHead(answer.status, {'content-type': answer.contentType, 'content-length': answer.body.length})
         res.end(answer.body)
         return
-      } else if (forwardBase) {
-        const target = forwardTarget(forwardBase, path.slice(CALLBACK_PATH.length), rawQuery)
+      } else if (target) {
         const relayed = await relay(target, req, body!)
         answer = relayed.answer
         arrival.forward = {url: target, status: relayed.status, error: relayed.error}
@@ -198,6 +224,10 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     })
   })
   const {port} = server.address() as AddressInfo
+  if (forwardBase && isOwnAddress(forwardBase, port)) {
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    throw new UsageError(`--forward-to ${forwardBase.origin} is this listener itself: every callback would be relayed back to it forever; give your app's address`)
+  }
   return {
     notifyUrl: `http://${host}:${port}${CALLBACK_PATH}`,
     close: () =>

@@ -6,6 +6,7 @@
 import {PlatformError, UsageError} from '../errors.js'
 import {
   controlCall,
+  dashboardSignInUrl as signInUrl,
   ensureSandbox,
   findRunning,
   readRuntime,
@@ -92,9 +93,9 @@ export async function credentials(use: SandboxUse): Promise<SandboxCredentials> 
   return sandboxCredentials(runtime, merchants)
 }
 
-/** The dashboard's address. */
-export async function dashboardUrl(use: SandboxUse): Promise<string> {
-  return `${(await running(use)).url}/dashboard`
+/** The dashboard's sign-in address: good once, for a few minutes (it carries a ticket for the control secret). */
+export async function dashboardSignInUrl(use: SandboxUse): Promise<string> {
+  return signInUrl(await running(use))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import type {KeyObject} from 'node:crypto'
 import {UsageError} from '../errors.js'
 import type {CallbackKeys} from '../protocol/callback.js'
 import {canonicalString} from '../protocol/canonical.js'
+import {foreignInputProblem} from '../protocol/foreign-input.js'
 import type {JsonObject} from '../protocol/json.js'
 import {keyFingerprint} from '../protocol/keys.js'
 import {verifyString} from '../protocol/signature.js'
@@ -42,11 +43,14 @@ async function publicKeys(source: KeySource, asRequest: boolean): Promise<{key: 
 }
 
 /** A /unipay/* body: a response, callback or (asRequest) request. */
-export async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: boolean): Promise<Outcome> {
+export async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: boolean, callback = false): Promise<Outcome> {
   if (typeof body.sign !== 'string' || body.sign === '') throw new UsageError('the body has no sign field to verify')
   const {key, otherKeys} = await publicKeys(source, asRequest)
   // The rule's string, as diagnoseSignature builds it; it explains only a failure.
   const expectedString = canonicalString(body)
+  // what the sandbox, the CLI and `listen` refuse whatever its signature says (protocol-notes section 1)
+  const foreign = foreignInputProblem(body, {flatData: callback})
+  if (foreign) return {verified: false, key: keyFingerprint(key), canonicalString: expectedString, explanation: `refused before any signature check: ${foreign.field}: ${foreign.message}`}
   if (verifyString(expectedString, body.sign, key)) return {verified: true, key: keyFingerprint(key), canonicalString: expectedString}
   const {diagnoseSignature} = await import('../protocol/diagnose.js')
   const diagnosis = diagnoseSignature({body, signature: body.sign, key, otherKeys})

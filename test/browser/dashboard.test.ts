@@ -25,15 +25,19 @@ describe('sandbox dashboard', () => {
     const created = await c.json(['pay', 'create', '--title', 'Dashboard <i>tea</i>', '--amount', '388', '--notify-url', receiver.url])
     expect(created.code).toBe(0)
     const {orderNo} = created.body.data
+    // the address `sandbox open` opens: a one-time sign-in ticket, traded for a cookie
     const url = (await c.json(['sandbox', 'open', '--print'])).body.data.url
+    const dashboard = new URL('/dashboard', url).toString()
     const page = await browser.newPage({viewport: {width: 390, height: 844}, isMobile: true})
     await page.goto(url)
+    // the ticket leaves the address bar (and the history) at once
+    expect(page.url()).toBe(dashboard)
     const pay = page.locator(`button[data-action="pay"][data-id="${orderNo}"]`)
     await expect(pay.count()).resolves.toBe(1)
     await expect(page.locator('#orders').textContent()).resolves.toContain('Dashboard <i>tea</i>')
     await screenshot(page, 'dashboard-order-open')
     await pay.click()
-    await page.waitForURL(url)
+    await page.waitForURL(dashboard)
     await expect(page.locator(`#orders tr:has-text("${orderNo}") [data-status]`).getAttribute('data-status')).resolves.toBe('success')
     await waitFor(() => receiver.received.some((r) => r.body.includes(orderNo)))
     // the callback row arrives by the live update, without a reload
@@ -41,4 +45,22 @@ describe('sandbox dashboard', () => {
     await screenshot(page, 'dashboard-order-paid')
     await page.close()
   }, 60_000)
+
+  it('refuses a browser that was not signed in: the page and a form post are 403, the order stays open', async () => {
+    const created = await c.json(['pay', 'create', '--title', 'Not yours', '--amount', '100'])
+    const {orderNo} = created.body.data
+    const dashboard = new URL('/dashboard', (await c.json(['sandbox', 'open', '--print'])).body.data.url).toString()
+    const context = await browser.newContext()
+    try {
+      const page = await context.newPage()
+      const shown = await page.goto(dashboard)
+      expect(shown?.status()).toBe(403)
+      await expect(page.locator('body').textContent()).resolves.toContain('unipay sandbox open')
+      const posted = await context.request.post(dashboard, {form: {action: 'pay', id: orderNo}, maxRedirects: 0})
+      expect(posted.status()).toBe(403)
+      expect((await c.json(['query', 'pay', '--order-no', orderNo])).body.data.status).toBe('progress')
+    } finally {
+      await context.close()
+    }
+  })
 })

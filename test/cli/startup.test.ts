@@ -98,7 +98,8 @@ describe('what a run loads', () => {
     const found = packages(loaded)
     for (const name of HEAVY) expect(found, name).not.toContain(name)
     expect(loaded.filter((entry) => entry.includes('/node_modules/@oclif/core/lib/index.js'))).toEqual([])
-    expect(new Set(ours(loaded))).toEqual(new Set(['commands/verify.js', 'services/verify.js', ...SIGNATURE_MODULES]))
+    // foreign-input: what is refused before any signature is believed (protocol-notes section 1)
+    expect(new Set(ours(loaded))).toEqual(new Set(['commands/verify.js', 'services/verify.js', 'protocol/foreign-input.js', ...SIGNATURE_MODULES]))
   })
 
   // sign of a file: the same diet as verify (no compatibility module, no table for --json)

@@ -1,8 +1,8 @@
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {endpointUrl, httpRequest, MAX_ANSWER_BYTES, postJson} from '../../src/client/http.js'
-import {TransportError} from '../../src/errors.js'
+import {TransportError, UsageError} from '../../src/errors.js'
 import {bigAnswerServer, BIG_ANSWER_BYTES, type BigAnswerServer} from '../helpers/big-answer.js'
 
 describe('endpointUrl', () => {
@@ -111,5 +111,37 @@ describe('httpRequest', () => {
     const error = await transportError(postJson('ftp://127.0.0.1/unipay/pay', '{}', {}))
     expect(error.message).toContain('unsupported protocol ftp:')
     expect(error.outcomeUnknown).toBe(false)
+  })
+})
+
+describe('a header value Node refuses', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('fails at once with exit 2, naming the header but not its value, and leaves no timer armed', async () => {
+    vi.useFakeTimers()
+    let reached = false
+    const {server, url} = await serve((_, res) => {
+      reached = true
+      res.end('{}')
+    })
+    try {
+      // a token a hostile login answer handed over; Node throws ERR_INVALID_CHAR while building the request
+      const error = await httpRequest(`${url}/mch/refund/list`, {method: 'GET', headers: {Accesstoken: 'sesame€'}, timeoutMs: 15_000}).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(error).toBeInstanceOf(UsageError)
+      expect((error as UsageError).exitCode).toBe(2)
+      expect((error as UsageError).message).toBe('the Accesstoken header cannot be sent: its value holds a character HTTP headers cannot carry (a control character, or one beyond Latin-1)')
+      expect((error as UsageError).message).not.toContain('sesame')
+      // the 15 s deadline was never armed: nothing can fire later and touch a request that never existed
+      expect(vi.getTimerCount()).toBe(0)
+      expect(reached).toBe(false)
+    } finally {
+      vi.useRealTimers()
+      server.close()
+    }
   })
 })

@@ -107,3 +107,29 @@ describe('money and time', () => {
     expect(parseGmt8('2025-02-30 10:00:00')).toBeUndefined()
   })
 })
+
+describe('a number built to cost', () => {
+  it.each([
+    ['1e-10000000', '1e-10000000', 10_000_002],
+    ['1e10000000', '1e10000000', 10_000_001],
+    ['100 digits', `1${'0'.repeat(99)}`, 100],
+    ['101 digits', `1${'0'.repeat(100)}`, 101],
+    ['1. and 100,000 zeros', `1.${'0'.repeat(100_000)}`, 1],
+    ['-0.5e-98', '-0.5e-98', 102],
+    ['0e99999999999', '0e99999999999', 1],
+    ['1e- and a 400-digit exponent', `1e-${'9'.repeat(400)}`, Number.POSITIVE_INFINITY],
+  ])('%s: the length written out is found without writing it', async (_, literal, length) => {
+    const {plainNumberLength} = await import('../../src/protocol/canonical.js')
+    expect(plainNumberLength(literal as string)).toBe(length)
+  })
+
+  it('formats up to 100 characters and refuses beyond, in linear time', async () => {
+    const {NumberTooLongError} = await import('../../src/protocol/canonical.js')
+    expect(formatNumber(`1${'0'.repeat(99)}`)).toHaveLength(100)
+    expect(formatNumber(`1.${'0'.repeat(100_000)}`)).toBe('1')
+    expect(formatNumber('-1e-97')).toBe(`-0.${'0'.repeat(96)}1`)
+    expect(() => formatNumber('-1e-98')).toThrow(NumberTooLongError)
+    expect(() => formatNumber('1e-10000000')).toThrow(NumberTooLongError)
+    expect(() => parseJsonObject('{"a":1e-10000000}')).toThrow('the number 1e-10000000 written out would be over 100 characters')
+  })
+})

@@ -1,16 +1,19 @@
 // The dashboard: server-rendered state, escaped; its buttons (plain form posts) pay an order,
 // settle a refund, resend a callback; cross-site posts and rebound hosts are refused.
 import {randomBytes} from 'node:crypto'
-import {request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
+import {rawPage, signIn} from '../helpers/dashboard.js'
 import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
 
 let t: TestSandbox
 let receiver: Receiver
+/** The cookie `sandbox open`'s sign-in leaves in the browser. */
+let cookie: string
 beforeAll(async () => {
   t = await testSandbox()
   receiver = await callbackReceiver()
+  cookie = await signIn(t)
 })
 afterAll(async () => {
   await receiver.close()
@@ -18,20 +21,13 @@ afterAll(async () => {
   removeDir(t.dataDir)
 })
 
-function page(method: string, body = '', headers: Record<string, string> = {}): Promise<{status: number; text: string; headers: Record<string, unknown>}> {
+function page(method: string, body = '', headers: Record<string, string> = {}) {
   const {port} = new URL(t.sandbox.url)
-  return new Promise((resolve, reject) => {
-    const origin = `http://127.0.0.1:${port}`
-    const base = method === 'POST' ? {'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin'} : {}
-    const req = request({host: '127.0.0.1', port, method, path: '/dashboard', headers: {host: `127.0.0.1:${port}`, ...base, ...headers}}, (res) => {
-      let text = ''
-      res.on('data', (d) => (text += d))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, text, headers: res.headers}))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+  const origin = `http://127.0.0.1:${port}`
+  const base: Record<string, string> = method === 'POST' ? {'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin'} : {}
+  return rawPage(port, method, '/dashboard', body, {host: `127.0.0.1:${port}`, cookie, ...base, ...headers})
 }
+
 
 const createOrder = async (title: string) =>
   (await t.send(endpoints.pay, {bizOrderNo: `D${randomBytes(6).toString('hex')}`, title, amount: 250, notifyUrl: receiver.url})).data

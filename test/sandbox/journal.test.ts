@@ -1,4 +1,4 @@
-import {mkdtempSync, readFileSync, statSync, truncateSync} from 'node:fs'
+import {mkdtempSync, readFileSync, statSync, truncateSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -112,6 +112,79 @@ describe('a group that cannot be written', () => {
     // what a restart sees: the journal, without the lost change
     const reopened = new Store(file).open()
     expect(reopened.values('a')).toEqual([{n: 1}])
+    reopened.close()
+  })
+})
+
+describe('compaction', () => {
+  it('rewrites a mostly superseded journal to one line per live value on open, the state unchanged', () => {
+    const file = join(dataDir, 'compact.jsonl')
+    const store = new Store(file).open()
+    // 300 changes to 3 keys and one deleted: far more lines than live values
+    for (let i = 0; i < 100; i++) for (const key of ['a', 'b', 'c']) store.put('orders', key, {key, version: i})
+    store.put('orders', 'gone', {key: 'gone'})
+    store.delete('orders', 'gone')
+    store.put('meta', 'clock', 5)
+    store.close()
+    const lines = () => readFileSync(file, 'utf8').split('\n').filter(Boolean)
+    expect(lines()).toHaveLength(303)
+
+    const logged: string[] = []
+    const reopened = new Store(file, (line) => logged.push(line)).open()
+    expect(lines()).toHaveLength(4)
+    expect(reopened.values('orders')).toEqual([{key: 'a', version: 99}, {key: 'b', version: 99}, {key: 'c', version: 99}])
+    expect(reopened.get('orders', 'gone')).toBeUndefined()
+    expect(reopened.get('meta', 'clock')).toBe(5)
+    // appends go on after the compacted lines
+    reopened.put('orders', 'd', {key: 'd'})
+    reopened.close()
+    expect(lines()).toHaveLength(5)
+    expect(logged).toEqual([])
+    const again = new Store(file).open()
+    expect(again.get('orders', 'd')).toEqual({key: 'd'})
+    again.close()
+  })
+})
+
+describe('stored values', () => {
+  it('are frozen: a value read back cannot be changed in memory without being put', () => {
+    const store = new Store(join(dataDir, 'frozen.jsonl')).open()
+    store.put('orders', 'o1', {status: 'progress', details: [{result: 'processing'}]})
+    const read = store.get<{status: string; details: {result: string}[]}>('orders', 'o1')!
+    expect(() => {
+      read.status = 'success'
+    }).toThrow(TypeError)
+    expect(() => {
+      read.details[0].result = 'success'
+    }).toThrow(TypeError)
+    expect(store.get('orders', 'o1')).toEqual({status: 'progress', details: [{result: 'processing'}]})
+    store.close()
+    // and so are the values a restart reads from the journal
+    const reopened = new Store(join(dataDir, 'frozen.jsonl')).open()
+    expect(Object.isFrozen(reopened.get('orders', 'o1'))).toBe(true)
+    reopened.close()
+  })
+
+  it('a group whose write fails is refused whole: the store takes nothing after it and the journal keeps what was acknowledged', () => {
+    const file = join(dataDir, 'undo.jsonl')
+    let full = false
+    const store = new Store(file, () => {}, {
+      write: (fd, buffer, offset, length) => {
+        if (full) throw Object.assign(new Error('ENOSPC'), {code: 'ENOSPC'})
+        return writeSync(fd, buffer, offset, length)
+      },
+    }).open()
+    store.put('orders', 'o1', {status: 'progress'})
+    full = true
+    expect(() =>
+      store.grouped(() => {
+        store.put('orders', 'o1', {status: 'success'})
+        store.put('orders', 'o2', {status: 'progress'})
+      }),
+    ).toThrow(`the journal ${file} could not be written (ENOSPC): restart the sandbox`)
+    expect(() => store.get('orders', 'o1')).toThrow('restart the sandbox')
+    const reopened = new Store(file).open()
+    expect(reopened.values('orders')).toEqual([{status: 'progress'}])
     reopened.close()
   })
 })

@@ -1,0 +1,65 @@
+// Other people's bytes (protocol-notes section 1): the string to sign flattens nested keys with
+// `.` and `[i]` and signs UTF-8, so a body whose keys carry those characters, or whose strings
+// hold a lone UTF-16 surrogate, can share its signature with a different body. Both sides refuse
+// such input before anything else is done with it: the sandbox a request (10506), the CLI an
+// answer or a callback (exit 3, not verified).
+import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
+
+export interface ForeignProblem {
+  /** Where, in the flattened key's words (`data.details[0]`). */
+  field: string
+  message: string
+}
+
+const FLATTENING_CHARACTERS = /[.[\]]/
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+const shown = (key: string) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}...` : key)
+
+/**
+ * The first thing in a received JSON object that would make its string to sign ambiguous, or
+ * undefined. `flatData`: a `system` callback, whose `data` is flat by design (section 5): there
+ * keys may hold `.`, `[` and `]`, and values must be scalars.
+ */
+export function foreignInputProblem(body: JsonObject, options: {flatData?: boolean} = {}): ForeignProblem | undefined {
+  // an explicit stack: a deeply nested body must not cost a deep recursion
+  const stack: {value: JsonValue; path: string; flat?: boolean}[] = []
+  for (const [key, value] of Object.entries(body)) {
+    const problem = keyProblem(key, key, false)
+    if (problem) return problem
+    stack.push({value, path: key, flat: options.flatData === true && key === 'data'})
+  }
+  while (stack.length > 0) {
+    const {value, path, flat} = stack.pop()!
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return {field: path, message: 'holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'}
+      continue
+    }
+    if (value === null || typeof value !== 'object' || isLosslessNumber(value)) continue
+    if (Array.isArray(value)) {
+      if (flat) return {field: path, message: "a system callback's data is flat: an object of scalar values"}
+      value.forEach((item, index) => stack.push({value: item, path: `${path}[${index}]`}))
+      continue
+    }
+    for (const [key, item] of Object.entries(value as JsonObject)) {
+      const field = `${path}.${key}`
+      const problem = keyProblem(key, field, flat === true)
+      if (problem) return problem
+      if (flat && item !== null && typeof item === 'object' && !isLosslessNumber(item)) {
+        return {field, message: "a system callback's data is flat: an object of scalar values"}
+      }
+      stack.push({value: item, path: field})
+    }
+  }
+  return undefined
+}
+
+function keyProblem(key: string, field: string, flat: boolean): ForeignProblem | undefined {
+  if (LONE_SURROGATE.test(key)) return {field, message: 'the key holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'}
+  // no spec field has it, and JavaScript readers that assign it change the object's prototype instead
+  if (key === '__proto__') return {field, message: 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'}
+  if (!flat && FLATTENING_CHARACTERS.test(key)) {
+    return {field, message: `the key ${shown(key)} holds ".", "[" or "]": it would flatten like a nested field into the same string to sign`}
+  }
+  return undefined
+}
