@@ -54,8 +54,10 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
   const timeoutMs = request.timeoutMs ?? 15_000
   const fail = (reason: string, outcomeUnknown: boolean) => new TransportError(`could not reach ${target.origin}: ${reason}`, outcomeUnknown)
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw fail(`unsupported protocol ${target.protocol}`, false)
-  // only the module the address needs: https costs start-up that a local sandbox call never uses
-  const {request: send} = target.protocol === 'https:' ? await import('node:https') : await import('node:http')
+  // Only the module the address needs (https costs start-up a local sandbox call never uses), and
+  // not by `import`: from Node 22 on, an ES import of node:http reads every export, and its
+  // WebSocket getters load undici (about 30 ms of a start on Node 24).
+  const send = target.protocol === 'https:' ? process.getBuiltinModule('node:https').request : process.getBuiltinModule('node:http').request
   const agent = target.protocol === 'https:' ? request.agent?.https : request.agent?.http
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
   const headers: Record<string, string | number> = {'user-agent': 'unipay-cli', ...request.headers}

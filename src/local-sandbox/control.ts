@@ -2,7 +2,6 @@
 // background process; the CLI finds it through the runtime file it publishes, never by import.
 import {spawn} from 'node:child_process'
 import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
-import {get as httpGet} from 'node:http'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {CONTROL_SECRET_HEADER, sandboxDir, sandboxPortFile, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
@@ -45,10 +44,13 @@ export function readRuntime(dataDir: string): SandboxRuntime | undefined {
   }
 }
 
-/** A plain node:http probe: cheaper at start-up than fetch, which loads a whole HTTP client. */
+/**
+ * A plain node:http probe: cheaper at start-up than fetch, which loads a whole HTTP client.
+ * node:http is not imported: see client/http.ts.
+ */
 function responds(url: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = httpGet(`${url}/unipay/callback/ping`, {timeout: 2000}, (response) => {
+    const request = process.getBuiltinModule('node:http').get(`${url}/unipay/callback/ping`, {timeout: 2000}, (response) => {
       response.resume()
       resolve(response.statusCode === 200)
     })
