@@ -1,8 +1,30 @@
-import {defineConfig} from 'vitest/config'
+import {configDefaults, defineConfig} from 'vitest/config'
+
+// The slow layer: files that spend most of their time in other processes (bin/run.js runs one
+// after another, kill -9, oclif's own tools, npm) or in a browser. Every other file is in the
+// fast layer, which CI also runs on the Node versions it does not run the whole suite on
+// (`UNIPAY_TEST_LAYER=fast`, `npm run test:fast`). A new file is fast unless it is listed here:
+// list it when most of its tests wait on subprocesses or a browser.
+export const SLOW_FILES = [
+  'test/browser/*.test.ts',
+  'test/cli/autocomplete.test.ts',
+  'test/cli/batch-cron.test.ts',
+  'test/cli/batch-kill.test.ts',
+  'test/cli/batch-large.test.ts',
+  'test/cli/docs.test.ts',
+  'test/cli/manifest.test.ts',
+  'test/cli/package.test.ts',
+  'test/cli/screens.test.ts',
+  'test/cli/startup.test.ts',
+]
+
+const layer = process.env.UNIPAY_TEST_LAYER
+if (layer !== undefined && layer !== 'fast') throw new Error(`UNIPAY_TEST_LAYER: ${layer} is not a layer (fast, or unset for all)`)
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(layer === 'fast' ? SLOW_FILES : [])],
     globalSetup: ['./test/global-setup.ts'],
     setupFiles: ['./test/setup.ts'],
     pool: 'forks',

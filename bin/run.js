@@ -2,6 +2,28 @@
 // Start-up is most of a call's time, so only oclif's entry points are loaded here, not its
 // index. The index checks oclif's own Node engine with semver (47 files) on every start; our
 // package.json states the engine we need, so that check is switched off before anything loads.
+import module from 'node:module'
+
+// Node 22.1 and later keep the code they compiled for the next start (Node 20 has no such
+// cache): in the CLI's cache folder, the one oclif uses (UNIPAY_CACHE_DIR, else the platform's).
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; a NODE_COMPILE_CACHE of the user's wins.
+if (module.enableCompileCache && process.getBuiltinModule) {
+  const {env, platform} = process
+  const {join} = process.getBuiltinModule('node:path')
+  const home = env.HOME || process.getBuiltinModule('node:os').homedir()
+  const cacheDir =
+    env.UNIPAY_CACHE_DIR ||
+    (platform === 'darwin' ? join(home, 'Library', 'Caches', 'unipay') : join(env.XDG_CACHE_HOME || (platform === 'win32' && env.LOCALAPPDATA) || join(home, '.cache'), 'unipay'))
+  module.enableCompileCache(join(cacheDir, 'compile-cache'))
+}
+
+// A clone has no compiled code until it is built (a package always has it).
+if (process.getBuiltinModule?.('node:fs').existsSync(new URL('../dist/commands', import.meta.url)) === false) {
+  const root = process.getBuiltinModule('node:url').fileURLToPath(new URL('..', import.meta.url))
+  process.stderr.write(`unipay: ${root} is a clone that has not been built: run \`npm run build\` there first\n`)
+  process.exit(70)
+}
+
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
 const {execute} = await import('@oclif/core/execute')
 const {settings} = await import('@oclif/core/settings')

@@ -50,7 +50,7 @@ export default class Verify extends BaseCommand {
     // a notification is judged as its receiver would judge it now, timestamp window included
     const callbackAt = flags.callback ? new Date() : undefined
     // The compatibility module's parsers (and the API client cli/epay.js brings along) load only
-    // for its inputs: a /unipay/* body is the common case (README, "Dependencies and start-up").
+    // for its inputs: a /unipay/* body is the common case (docs/performance.md, "Dependencies and start-up").
     const outcome = epay
       ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', (await import('../cli/epay.js')).readEpayParams(input), source, asRequest, callbackAt)
       : flags.callback && !input.startsWith('{')

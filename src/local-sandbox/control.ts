@@ -3,7 +3,6 @@
 import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {get as httpGet} from 'node:http'
 import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {CONTROL_SECRET_HEADER, sandboxDir, sandboxPortFile, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
@@ -117,10 +116,13 @@ export function readRuntime(dataDir: string): SandboxRuntime | undefined {
   }
 }
 
-/** A plain node:http probe: cheaper at start-up than fetch, which loads a whole HTTP client. */
+/**
+ * A plain node:http probe: cheaper at start-up than fetch, which loads a whole HTTP client.
+ * node:http is not imported: see client/http.ts.
+ */
 function responds(url: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = httpGet(`${url}/unipay/callback/ping`, {timeout: 2000}, (response) => {
+    const request = process.getBuiltinModule('node:http').get(`${url}/unipay/callback/ping`, {timeout: 2000}, (response) => {
       response.resume()
       resolve(response.statusCode === 200)
     })

@@ -1,7 +1,7 @@
-// Profiles in one file under the CLI's config folder, written 0600 through conf.
-import {chmodSync, existsSync, readFileSync} from 'node:fs'
+// Profiles in one file under the CLI's config folder, written 0600 in a 0700 folder through conf.
+import {chmodSync, existsSync, mkdirSync, readFileSync} from 'node:fs'
 import {ConfigError} from '../errors.js'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import type {Profile} from './model.js'
 import {LOCAL_PROFILE} from './model.js'
 
@@ -71,12 +71,16 @@ export class ProfileStore {
   }
 
   private tighten(): void {
-    // conf keeps an existing file's mode; make sure it is owner-only whatever it was.
+    // conf keeps an existing file's mode, and earlier builds made the folder 0755 (conf's mkdir):
+    // both owner-only, whatever they were.
+    chmodSync(this.configDir, 0o700)
     if (existsSync(this.path)) chmodSync(this.path, 0o600)
   }
 
   private async load() {
     if (!this.conf) {
+      // before conf, which would make the folders with the default mode (0755)
+      makeOwnerOnlyDirs(this.configDir)
       const {default: Conf} = await import('conf')
       this.conf = new Conf<StoreShape>({
         cwd: this.configDir,
@@ -88,4 +92,11 @@ export class ProfileStore {
     }
     return this.conf
   }
+}
+
+/** mkdir -p, every new folder owner-only; one level at a time, as Node 20's recursive mkdir hangs in some folders (/proc). */
+function makeOwnerOnlyDirs(dir: string): void {
+  if (existsSync(dir)) return
+  makeOwnerOnlyDirs(dirname(dir))
+  mkdirSync(dir, {mode: 0o700})
 }

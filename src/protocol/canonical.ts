@@ -1,6 +1,10 @@
 // The /unipay/* string to sign (protocol-notes section 1). Requests, responses and callbacks
 // all use it, so the client, the sandbox and the `verify` diagnosis share this one module.
-import {isLosslessNumber} from 'lossless-json'
+import {createRequire} from 'node:module'
+import type * as Lossless from 'lossless-json'
+
+// By require(), as json.ts does: the one-file CommonJS build, and the same instance.
+const {isLosslessNumber} = createRequire(import.meta.url)('lossless-json') as typeof Lossless
 
 export type Pair = [key: string, value: string]
 

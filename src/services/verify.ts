@@ -2,7 +2,7 @@
 // from a source the command provides, asked only for what the body's scheme needs (reading the
 // local profile starts the sandbox, so it is not read without need). What explains a failure
 // (diagnosis, the easy_pay rules) is loaded only when it is needed: a body that verifies loads
-// neither (README, "Dependencies and start-up").
+// neither (docs/performance.md, "Dependencies and start-up").
 import type {KeyObject} from 'node:crypto'
 import {UsageError} from '../errors.js'
 import type {CallbackKeys} from '../protocol/callback.js'

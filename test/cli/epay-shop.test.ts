@@ -42,7 +42,7 @@ async function form(url: string, params: Record<string, string>): Promise<Record
 describe("README's compatibility section", () => {
   it('runs as written (the files it names stand for the reader\'s own)', async () => {
     const readme = readFileSync(README, 'utf8')
-    const script = /### The compatibility module \(epay\)\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
+    const script = /## epay shops: the compatibility module\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
     const dir = join(c.dir, 'readme-epay')
     const bin = join(dir, 'bin')
     mkdirSync(bin, {recursive: true})

@@ -38,7 +38,7 @@ afterAll(async () => {
 describe('README, Scripts', () => {
   it('the recipes run as written and print raw values', async () => {
     const readme = readFileSync(README, 'utf8')
-    const script = /### Scripts: pipes and `--json`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
+    const script = /## Scripts: pipes and `--json`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
     const bin = join(c.dir, 'bin')
     mkdirSync(bin)
     writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)

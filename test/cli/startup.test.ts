@@ -1,7 +1,8 @@
 // Start-up is most of a call's time: these pin down what a run may load, so that a later import
-// cannot quietly bring back a heavy module (see README, "Dependencies").
+// cannot quietly bring back a heavy module (docs/performance.md, "Dependencies and start-up").
 import {spawnSync} from 'node:child_process'
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import module from 'node:module'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -35,7 +36,9 @@ afterAll(async () => {
 /** The files and URLs of every module one run loaded. */
 function loadedBy(args: string[]): string[] {
   const file = join(c.dir, `loaded-${Math.random().toString(36).slice(2)}.txt`)
-  const result = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], {env: {...c.env, UNIPAY_LOADED_MODULES: file}, encoding: 'utf8'})
+  const env: NodeJS.ProcessEnv = {...c.env, UNIPAY_LOADED_MODULES: file}
+  delete env.NODE_COMPILE_CACHE
+  const result = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], {env, encoding: 'utf8'})
   expect(result.status, result.stderr).toBe(0)
   const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean)
   rmSync(file)
@@ -51,11 +54,11 @@ const ours = (loaded: string[]) =>
 
 const packages = (loaded: string[]) => new Set(loaded.map((entry) => /\/node_modules\/((@[^/]+\/)?[^/]+)\//.exec(entry)?.[1]).filter(Boolean))
 
-// Each of these cost a measurable share of a start (README, "Dependencies").
+// Each of these cost a measurable share of a start (docs/performance.md, "Dependencies and start-up").
 const HEAVY = ['zod', 'got', 'semver', 'conf', '@inquirer/prompts', 'qrcode', 'csv-parse', 'csv-stringify', 'cli-progress']
 
 // What `sign` and `verify` of a file load of ours besides their own command and service: each
-// module added here is loaded by every such run (README, "Dependencies and start-up").
+// module added here is loaded by every such run (docs/performance.md, "Dependencies and start-up").
 const SIGNATURE_MODULES = [
   'cli/base.js',
   'cli/input.js',
@@ -71,6 +74,28 @@ const SIGNATURE_MODULES = [
   'protocol/signature.js',
 ]
 
+// What a signed call (pay create, query pay) loads of ours besides its command: the signature's
+// modules, the client, the profile and the local sandbox's address. No renderer for --json, no
+// oclif index (the commands take their flags from cli/base.ts).
+const SIGNED_CALL_MODULES = [
+  ...SIGNATURE_MODULES.filter((name) => name !== 'cli/input.js'),
+  'client/http.js',
+  'client/pipeline.js',
+  'local-sandbox/control.js',
+  'profiles/resolve.js',
+  'protocol/diagnose.js',
+  'protocol/enums.js',
+  'protocol/envelope.js',
+  'protocol/field-rules.js',
+  // what is refused in an answer before any of it is believed (protocol-notes section 1)
+  'protocol/foreign-input.js',
+  'protocol/local-sandbox.js',
+  'protocol/time.js',
+  'services/pay.js',
+]
+
+const OCLIF_INDEX = '/node_modules/@oclif/core/lib/index.js'
+
 describe('what a run loads', () => {
   it('--version loads oclif and nothing of ours or of the heavy modules', () => {
     const loaded = loadedBy(['--version'])
@@ -79,16 +104,29 @@ describe('what a run loads', () => {
     expect(loaded.filter((entry) => entry.replace(/^file:\/\//, '').startsWith(OUR_DIST))).toEqual([])
   })
 
-  it('pay create and query pay load no zod nor any other heavy module', () => {
-    for (const args of [
-      ['pay', 'create', '--title', 'x', '--amount', '1'],
-      ['query', 'pay', '--order-no', 'P1'],
+  it('pay create and query pay load no heavy module, no oclif index, no renderer for --json and only what a signed call needs', () => {
+    for (const [args, own] of [
+      [['pay', 'create', '--title', 'x', '--amount', '1'], ['commands/pay/create.js', 'cli/input.js']],
+      [['query', 'pay', '--order-no', 'P1'], ['commands/query/pay.js']],
     ]) {
-      const found = packages(loadedBy([...args, '--profile', 'remote', '--dry-run', '--json']))
+      const loaded = loadedBy([...args, '--profile', 'remote', '--dry-run', '--json'])
+      const found = packages(loaded)
       for (const name of HEAVY) expect(found, `${args.join(' ')}: ${name}`).not.toContain(name)
       // it is a real run: the protocol layer was loaded
       expect(found).toContain('lossless-json')
+      expect(loaded.filter((entry) => entry.includes(OCLIF_INDEX)), args.join(' ')).toEqual([])
+      expect(new Set(ours(loaded)), args.join(' ')).toEqual(new Set([...own, ...SIGNED_CALL_MODULES]))
     }
+  })
+
+  // From Node 22 on, an ES import of node:http builds a facade of all its exports, and reading
+  // its WebSocket getters loads undici: about 30 ms of a start on Node 24.
+  it('a call to the local sandbox takes node:http without an ES import, and keeps compiled code where Node can', () => {
+    const loaded = loadedBy(['pay', 'create', '--title', 'x', '--amount', '1', '--json'])
+    expect(packages(loaded)).toContain('lossless-json')
+    expect(loaded.filter((entry) => /^node:https?$/.test(entry))).toEqual([])
+    // Node 22.1 and later: the compile cache is on, in the CLI's cache folder; Node 20 has none
+    expect(existsSync(join(c.dir, 'cache', 'unipay', 'compile-cache'))).toBe('enableCompileCache' in module)
   })
 
   // verify of a body that verifies: what explains a failure (diagnosis, the easy_pay and epay
@@ -97,7 +135,7 @@ describe('what a run loads', () => {
     const loaded = loadedBy(['verify', '--data', `@${join(c.dir, 'signed.json')}`, '--public-key', join(c.dir, 'platform.pem'), '--request', '--json'])
     const found = packages(loaded)
     for (const name of HEAVY) expect(found, name).not.toContain(name)
-    expect(loaded.filter((entry) => entry.includes('/node_modules/@oclif/core/lib/index.js'))).toEqual([])
+    expect(loaded.filter((entry) => entry.includes(OCLIF_INDEX))).toEqual([])
     // foreign-input: what is refused before any signature is believed (protocol-notes section 1)
     expect(new Set(ours(loaded))).toEqual(new Set(['commands/verify.js', 'services/verify.js', 'protocol/foreign-input.js', ...SIGNATURE_MODULES]))
   })
@@ -107,7 +145,7 @@ describe('what a run loads', () => {
     const body = join(c.dir, 'signed.json')
     const loaded = loadedBy(['sign', '--data', `@${body}`, '--private-key', join(c.dir, 'merchant.pem'), '--json'])
     for (const name of HEAVY) expect(packages(loaded), name).not.toContain(name)
-    expect(loaded.filter((entry) => entry.includes('/node_modules/@oclif/core/lib/index.js'))).toEqual([])
+    expect(loaded.filter((entry) => entry.includes(OCLIF_INDEX))).toEqual([])
     expect(new Set(ours(loaded))).toEqual(new Set(['commands/sign.js', 'services/sign.js', 'protocol/epay.js', ...SIGNATURE_MODULES]))
   })
 })

@@ -1,11 +1,7 @@
 import {join} from 'node:path'
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, Flags, type DryRun} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
-import {renderPayBody} from '../../output/paybody.js'
-import {recordRows} from '../../output/record.js'
-import {renderRecord} from '../../output/table.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
 import {fastEndpoints} from '../../protocol/field-rules.js'
 import {createPayment} from '../../services/pay.js'
@@ -80,6 +76,8 @@ export default class PayCreate extends BaseCommand {
     const context = await this.context(flags)
     const result = await createPayment(context.client, fields, {dryRun: flags['dry-run']})
     return this.emitCall(result, async (data) => {
+      // the renderers load only for a person's output: --json and dry runs never need them
+      const [{renderPayBody}, {recordRows}, {renderRecord}] = await Promise.all([import('../../output/paybody.js'), import('../../output/record.js'), import('../../output/table.js')])
       const order = data as Record<string, unknown>
       this.io.out(renderRecord(recordRows(order, ['payBody']), this.io.stdoutTty))
       const payBody = typeof order.payBody === 'string' ? order.payBody : ''

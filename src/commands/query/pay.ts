@@ -1,7 +1,4 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
-import {recordRows} from '../../output/record.js'
-import {renderRecord} from '../../output/table.js'
+import {apiFlags, BaseCommand, Flags, type DryRun} from '../../cli/base.js'
 import {queryPayment} from '../../services/pay.js'
 import type {NormalPayOrderResult} from '../../protocol/answers.js'
 
@@ -23,6 +20,10 @@ export default class QueryPay extends BaseCommand {
     const {flags} = await this.parse(QueryPay)
     const context = await this.context(flags)
     const result = await queryPayment(context.client, {orderNo: flags['order-no'], bizOrderNo: flags['biz-order-no']}, {dryRun: flags['dry-run']})
-    return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
+    return this.emitCall(result, async (data) => {
+      // the renderers load only for a person's output: --json and dry runs never need them
+      const [{recordRows}, {renderRecord}] = await Promise.all([import('../../output/record.js'), import('../../output/table.js')])
+      this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))
+    })
   }
 }
