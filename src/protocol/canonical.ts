@@ -48,6 +48,7 @@ export function plainNumberLength(literal: string): number {
  * than MAX_NUMBER_CHARS throws NumberTooLongError instead of being built.
  */
 export function formatNumber(literal: string): string {
+  if (isPlainInteger(literal)) return literal
   const {negative, digits, point, first, last, length} = analyse(literal)
   if (length > MAX_NUMBER_CHARS) throw new NumberTooLongError(`the number ${literal.slice(0, 24)}${literal.length > 24 ? '...' : ''} written out would be over ${MAX_NUMBER_CHARS} characters`)
   if (first > last) return '0'
@@ -59,6 +60,22 @@ export function formatNumber(literal: string): string {
   for (let i = point; i <= last; i++) fraction += digit(i)
   const text = (whole || '0') + (fraction ? `.${fraction}` : '')
   return negative ? `-${text}` : text
+}
+
+/** An integer literal already in its plain form (no sign but a minus, no leading zero, no exponent), short enough. */
+function isPlainInteger(literal: string): boolean {
+  const length = literal.length
+  if (length === 0 || length > MAX_NUMBER_CHARS) return false
+  let i = literal.charCodeAt(0) === 0x2d ? 1 : 0
+  // "0" is plain, "-0" and "01" are not
+  const first = literal.charCodeAt(i)
+  if (first === 0x30) return length === 1
+  if (first < 0x31 || first > 0x39) return false
+  for (i++; i < length; i++) {
+    const code = literal.charCodeAt(i)
+    if (code < 0x30 || code > 0x39) return false
+  }
+  return true
 }
 
 function scalarText(value: unknown): string | undefined {
@@ -103,7 +120,17 @@ export function joinPairs(pairs: Pair[]): string {
 }
 
 export function canonicalString(body: Record<string, unknown>): string {
-  return joinPairs(canonicalPairs(body))
+  // most bodies are flat: their keys sorted as they are, with no pair arrays built
+  const keys = Object.keys(body)
+  let text = ''
+  for (const key of keys.sort()) {
+    const value = body[key]
+    if (value !== null && typeof value === 'object' && !isLosslessNumber(value)) return joinPairs(canonicalPairs(body))
+    if (key.length === 4 && key.toLowerCase() === 'sign') continue
+    const scalar = scalarText(value)
+    if (scalar !== undefined) text += text === '' ? `${key}=${scalar}` : `&${key}=${scalar}`
+  }
+  return text
 }
 
 /**

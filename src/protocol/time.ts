@@ -5,6 +5,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 // the last second formatted: a server stamps many answers and orders within one second
 let lastSecond = Number.NaN
 let lastText = ''
+let lastCompact = ''
 
 export function formatGmt8(date: Date): string {
   const second = Math.floor(date.getTime() / 1000)
@@ -13,13 +14,15 @@ export function formatGmt8(date: Date): string {
   lastText =
     `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
+  lastCompact = lastText.replace(/[- :]/g, '')
   lastSecond = second
   return lastText
 }
 
 /** Compact GMT+8 stamp for generated numbers: yyyyMMddHHmmss. */
 export function compactGmt8(date: Date): string {
-  return formatGmt8(date).replace(/[- :]/g, '')
+  formatGmt8(date)
+  return lastCompact
 }
 
 /** The time a `yyyy-MM-dd HH:mm:ss` GMT+8 text names; undefined unless it names one exactly (no 02-30, no 24:00:00, no year before 1000). */

@@ -132,7 +132,9 @@ export class PayService {
 
   create(request: PayRequest & Record<string, unknown>): PayOrder {
     const {now} = this.deps
-    const digest = canonicalString(Object.fromEntries(Object.entries(request).filter(([key]) => !COMMON.has(key))))
+    const business: Record<string, unknown> = {}
+    for (const key of Object.keys(request)) if (!COMMON.has(key)) business[key] = request[key]
+    const digest = canonicalString(business)
     const key = `${request.mchNo}\u0000${request.bizOrderNo}`
     const existingNo = this.byBizOrderNo.get(key)
     if (existingNo) {
@@ -150,7 +152,8 @@ export class PayService {
     checkExpiry(request.expiredTime, now(), this.deps.clockOffsetMs?.())
     const method = resolveMethod(request)
     if (method.startsWith('card')) fail(20022, `method ${method} is not enabled for this merchant`)
-    const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : method.split('_')[0]
+    const wallet = method.indexOf('_')
+    const channel = method === 'aggregate_pay_qrcode' ? 'aggregate' : wallet < 0 ? method : method.slice(0, wallet)
     const seq = this.nextSequence()
     const stamp = compactGmt8(now())
     const orderNo = `DP${stamp}${String(seq).padStart(6, '0')}`

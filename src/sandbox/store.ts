@@ -31,9 +31,12 @@ export class JournalWriteError extends Error {}
 
 /** Freezes a stored value all the way down (values are plain JSON data, so this stays small). */
 function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const item of Object.values(value)) deepFreeze(item)
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  // only objects go down a level: most fields are strings and numbers
+  for (const key in value) {
+    const item: unknown = value[key]
+    if (item !== null && typeof item === 'object') deepFreeze(item)
   }
   return value
 }
@@ -100,6 +103,10 @@ export class Store {
 
   values<T>(collection: string): T[] {
     return [...this.usable(collection).values()] as T[]
+  }
+
+  entries<T>(collection: string): [key: string, value: T][] {
+    return [...this.usable(collection).entries()] as [string, T][]
   }
 
   /** Stores a value, frozen: change a copy and put it again. */

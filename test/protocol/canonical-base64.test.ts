@@ -38,4 +38,19 @@ describe('canonicalBase64Problem', () => {
     // each of these decodes, leniently, to bytes whose canonical spelling is another text
     if (text !== '' && !/[-_]/.test(text)) expect(Buffer.from(text, 'base64').toString('base64')).not.toBe(text)
   })
+
+  it('takes exactly the texts that are the standard encoding of their bytes, every padding and last character tried', () => {
+    const characters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_*'
+    const texts = new Set<string>()
+    for (const a of characters) for (const b of characters) for (const c of characters) for (const d of characters) if (d === '=' || d === 'A') texts.add(`QUJD${a}${b}${c}${d}`)
+    let taken = 0
+    for (const text of texts) {
+      const takenHere = canonicalBase64Problem(text) === undefined
+      const canonical = Buffer.from(text, 'base64').toString('base64') === text
+      if (takenHere !== canonical) expect({text, taken: takenHere}).toEqual({text, taken: canonical})
+      if (takenHere) taken++
+    }
+    // ending in "A": every quad of the alphabet; in "=": 16 last characters before one "=", 4 before two
+    expect(taken).toBe(64 ** 3 + 64 * 64 * 16 + 64 * 4)
+  })
 })
