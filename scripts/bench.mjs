@@ -382,14 +382,19 @@ async function load(makeRequest, seconds, concurrency = HTTP_CONCURRENCY) {
  * Runs each load for about `seconds` in all, cut into rounds taken in turn, so this machine's
  * drift (steal time, other load) is shared by all of them; returns load()'s result per key.
  */
-async function loads(makers, seconds, rounds = 3, concurrency = HTTP_CONCURRENCY) {
+async function loads(makers, seconds, rounds = 3, concurrency = HTTP_CONCURRENCY, beforeEach = async () => {}) {
   const keys = Object.keys(makers)
-  for (const key of keys) await load(makers[key], 0.3, concurrency) // open the sockets, settle the JIT
+  let previous
+  for (const key of keys) {
+    await beforeEach(0.3, previous)
+    previous = await load(makers[key], 0.3, concurrency) // open the sockets, settle the JIT
+  }
   const total = Object.fromEntries(keys.map((k) => [k, {ok: 0, codes: {}, errors: 0, firstFailure: undefined, ms: 0, latencies: []}]))
   for (let round = 0; round < rounds; round++) {
     // reversed every other round, so no load always follows the same one
     for (const key of round % 2 ? [...keys].reverse() : keys) {
-      const result = await load(makers[key], seconds / rounds, concurrency)
+      await beforeEach(seconds / rounds, previous)
+      const result = (previous = await load(makers[key], seconds / rounds, concurrency))
       const sum = total[key]
       sum.latencies.push(...result.latencies)
       sum.ok += result.ok
@@ -458,11 +463,15 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
   const referencePresigned = (via = agent) => request(`${reference.url}/unipay/pay`, 'POST', referenceBodies[referenceSent++ % referenceBodies.length], via)
   const tail = (send) => () => send(tailAgent)
 
-  // Bodies for the sandbox's presigned load: the reference's rate is the most the sandbox can
-  // take, so twice what it takes in a short probe is enough for the warm-up and every round.
+  // Bodies for the sandbox's presigned load, signed before each load of the rounds starts (off
+  // its clock): three times the fastest rate seen so far for as long as the next load runs.
   const probe = await load(referencePresigned, 0.5)
-  const needed = Math.max(2000, 2 * probe.okPerSecond) * (HTTP_SECONDS + TAIL_SECONDS + 0.6)
-  for (let i = 0; i < needed; i++) presignedBodies.push(await signed())
+  let fastest = probe.okPerSecond
+  const refill = async (seconds, previous) => {
+    fastest = Math.max(fastest, previous?.okPerSecond ?? 0)
+    const needed = Math.max(1000, 3 * fastest * seconds)
+    while (presignedBodies.length < needed) presignedBodies.push(await signed())
+  }
   let pingResult, payResult, presignedResult, referenceResult, referenceClientResult, tailResult, referenceTailResult
   try {
     const results = await loads(
@@ -474,9 +483,12 @@ async function benchSandbox(runtime, privateKey, signaturesPerSecond) {
         payCreate: clientSigned(runtime.url),
       },
       HTTP_SECONDS,
+      3,
+      HTTP_CONCURRENCY,
+      refill,
     )
     ;({ping: pingResult, reference: referenceResult, presigned: presignedResult, referenceClient: referenceClientResult, payCreate: payResult} = results)
-    const tails = await loads({reference: tail(referencePresigned), presigned: tail(presigned)}, TAIL_SECONDS, 2, TAIL_CONCURRENCY)
+    const tails = await loads({reference: tail(referencePresigned), presigned: tail(presigned)}, TAIL_SECONDS, 2, TAIL_CONCURRENCY, refill)
     ;({reference: referenceTailResult, presigned: tailResult} = tails)
   } finally {
     reference.stop()

@@ -94,36 +94,56 @@ function scalarText(value: unknown): string | undefined {
 function flattenInto(value: unknown, key: string, out: Pair[]): void {
   if (value === null || value === undefined) return
   if (Array.isArray(value)) {
-    value.forEach((item, index) => flattenInto(item, `${key}[${index}]`, out))
+    for (let index = 0; index < value.length; index++) flattenInto(value[index], `${key}[${index}]`, out)
     return
   }
   if (typeof value === 'object' && !isLosslessNumber(value)) {
-    for (const [child, item] of Object.entries(value)) flattenInto(item, key ? `${key}.${child}` : child, out)
+    for (const child of Object.keys(value)) flattenInto((value as Record<string, unknown>)[child], key ? `${key}.${child}` : child, out)
     return
   }
   const text = scalarText(value)
   if (text !== undefined) out.push([key, text])
 }
 
+/**
+ * Sorts in place by plain code-unit order, stably. A body has a few dozen keys at most: those
+ * are sorted by insertion, without the work arrays Array.prototype.sort allocates on each call.
+ */
+function sortBy<T>(items: T[], key: (item: T) => string): T[] {
+  if (items.length > 32) return items.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i]
+    const k = key(item)
+    let j = i - 1
+    for (; j >= 0 && key(items[j]) > k; j--) items[j + 1] = items[j]
+    items[j + 1] = item
+  }
+  return items
+}
+
+const pairKey = (pair: Pair) => pair[0]
+const itself = (text: string) => text
+
 /** Flattens a body into sorted pairs, without the top-level `sign` (any letter case). */
 export function canonicalPairs(body: Record<string, unknown>): Pair[] {
   const out: Pair[] = []
-  for (const [key, value] of Object.entries(body)) {
+  for (const key of Object.keys(body)) {
     if (key.toLowerCase() === 'sign') continue
-    flattenInto(value, key, out)
+    flattenInto(body[key], key, out)
   }
-  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return sortBy(out, pairKey)
 }
 
 export function joinPairs(pairs: Pair[]): string {
-  return pairs.map(([key, value]) => `${key}=${value}`).join('&')
+  let text = ''
+  for (let i = 0; i < pairs.length; i++) text += i === 0 ? `${pairs[i][0]}=${pairs[i][1]}` : `&${pairs[i][0]}=${pairs[i][1]}`
+  return text
 }
 
 export function canonicalString(body: Record<string, unknown>): string {
   // most bodies are flat: their keys sorted as they are, with no pair arrays built
-  const keys = Object.keys(body)
   let text = ''
-  for (const key of keys.sort()) {
+  for (const key of sortBy(Object.keys(body), itself)) {
     const value = body[key]
     if (value !== null && typeof value === 'object' && !isLosslessNumber(value)) return joinPairs(canonicalPairs(body))
     if (key.length === 4 && key.toLowerCase() === 'sign') continue
@@ -139,6 +159,6 @@ export function canonicalString(body: Record<string, unknown>): string {
  */
 export function flattenToStrings(value: Record<string, unknown>): Record<string, string> {
   const out: Pair[] = []
-  for (const [key, item] of Object.entries(value)) flattenInto(item, key, out)
-  return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  for (const key of Object.keys(value)) flattenInto(value[key], key, out)
+  return Object.fromEntries(sortBy(out, pairKey))
 }

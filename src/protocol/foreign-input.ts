@@ -22,35 +22,49 @@ const shown = (key: string) => JSON.stringify(key.length > 60 ? `${key.slice(0, 
  * keys may hold `.`, `[` and `]`, and values must be scalars.
  */
 export function foreignInputProblem(body: JsonObject, options: {flatData?: boolean} = {}): ForeignProblem | undefined {
-  // an explicit stack: a deeply nested body must not cost a deep recursion
+  // an explicit stack: a deeply nested body must not cost a deep recursion; strings are looked at
+  // where they are met, so a flat body puts nothing on it
   const stack: {value: JsonValue; path: string; flat?: boolean}[] = []
-  for (const [key, value] of Object.entries(body)) {
+  const keys = Object.keys(body)
+  for (const key of keys) {
     const problem = keyProblem(key, key, false)
     if (problem) return problem
-    stack.push({value, path: key, flat: options.flatData === true && key === 'data'})
+  }
+  for (const key of keys) {
+    const problem = valueProblem(body[key], key, stack, options.flatData === true && key === 'data')
+    if (problem) return problem
   }
   while (stack.length > 0) {
     const {value, path, flat} = stack.pop()!
-    if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) return {field: path, message: 'holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'}
-      continue
-    }
-    if (value === null || typeof value !== 'object' || isLosslessNumber(value)) continue
     if (Array.isArray(value)) {
       if (flat) return {field: path, message: "a system callback's data is flat: an object of scalar values"}
-      value.forEach((item, index) => stack.push({value: item, path: `${path}[${index}]`}))
+      for (let index = 0; index < value.length; index++) {
+        const problem = valueProblem(value[index], `${path}[${index}]`, stack)
+        if (problem) return problem
+      }
       continue
     }
-    for (const [key, item] of Object.entries(value as JsonObject)) {
+    for (const key of Object.keys(value as JsonObject)) {
+      const item = (value as JsonObject)[key]
       const field = `${path}.${key}`
       const problem = keyProblem(key, field, flat === true)
       if (problem) return problem
       if (flat && item !== null && typeof item === 'object' && !isLosslessNumber(item)) {
         return {field, message: "a system callback's data is flat: an object of scalar values"}
       }
-      stack.push({value: item, path: field})
+      const inner = valueProblem(item, field, stack)
+      if (inner) return inner
     }
   }
+  return undefined
+}
+
+/** A string's problem at once; an array or object goes on the stack to be looked into. */
+function valueProblem(value: JsonValue, path: string, stack: {value: JsonValue; path: string; flat?: boolean}[], flat?: boolean): ForeignProblem | undefined {
+  if (typeof value === 'string') {
+    return LONE_SURROGATE.test(value) ? {field: path, message: 'holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'} : undefined
+  }
+  if (value !== null && typeof value === 'object' && !isLosslessNumber(value)) stack.push(flat ? {value, path, flat} : {value, path})
   return undefined
 }
 

@@ -52,184 +52,181 @@ function sameValue(a: JsonValue, b: JsonValue): boolean {
   return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key]))
 }
 
+// The parser's state: one parse at a time (nothing it calls parses JSON), kept at module level so
+// the hot loops read and write plain variables rather than an object's fields.
+let text = ''
+let at = 0
+let depth = 0
+/** A run of string characters that need no look: up to a quote, a backslash or a control character. */
+// eslint-disable-next-line no-control-regex -- the control characters JSON forbids unescaped
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y
+
 /**
- * A JSON parser that keeps every number as its literal (LosslessNumber). One pass over the text,
+ * Parses JSON text keeping every number as its literal (LosslessNumber). One pass over the text,
  * strings sliced rather than built character by character; nesting is bounded (MAX_JSON_DEPTH),
  * so no input can exhaust the stack of this parser or of the code that walks what it returns.
  */
-class Parser {
-  private i = 0
-  private depth = 0
-
-  constructor(private readonly text: string) {}
-
-  parse(): JsonValue {
-    const value = this.value()
-    this.space()
-    if (this.i < this.text.length) this.fail('end of input expected')
+export function parseJson(input: string): JsonValue {
+  text = input
+  at = 0
+  depth = 0
+  try {
+    const value = parseValue()
+    skipSpace()
+    if (at < text.length) fail('end of input expected')
     return value
-  }
-
-  private fail(what: string): never {
-    const {text, i} = this
-    const got = i < text.length ? `but got ${JSON.stringify(text[i])}` : 'but reached the end of input'
-    throw new JsonSyntaxError(`${what} ${got} at position ${i}`)
-  }
-
-  private space(): void {
-    const {text} = this
-    let code = text.charCodeAt(this.i)
-    while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) code = text.charCodeAt(++this.i)
-  }
-
-  private value(): JsonValue {
-    this.space()
-    const code = this.text.charCodeAt(this.i)
-    if (code === 0x22) return this.string()
-    if (code === 0x7b) return this.object()
-    if (code === 0x5b) return this.array()
-    if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return this.number()
-    if (this.keyword('true')) return true
-    if (this.keyword('false')) return false
-    if (this.keyword('null')) return null
-    return this.fail('a JSON value expected')
-  }
-
-  private keyword(word: string): boolean {
-    if (!this.text.startsWith(word, this.i)) return false
-    this.i += word.length
-    return true
-  }
-
-  private nest(): void {
-    if (++this.depth > MAX_JSON_DEPTH) this.fail(`nested deeper than ${MAX_JSON_DEPTH} levels`)
-    this.i++
-  }
-
-  private object(): JsonObject {
-    this.nest()
-    const object: JsonObject = {}
-    this.space()
-    if (this.text.charCodeAt(this.i) === 0x7d) {
-      this.i++
-      this.depth--
-      return object
-    }
-    for (;;) {
-      this.space()
-      const at = this.i
-      if (this.text.charCodeAt(at) !== 0x22) this.fail('a quoted object key expected')
-      const key = this.string()
-      this.space()
-      if (this.text.charCodeAt(this.i) !== 0x3a) this.fail("':' expected after an object key")
-      this.i++
-      const value = this.value()
-      if (!Object.hasOwn(object, key)) {
-        // as JSON.parse does: a "__proto__" key is a field, never the object's prototype
-        if (key === '__proto__') Object.defineProperty(object, key, {value, enumerable: true, writable: true, configurable: true})
-        else object[key] = value
-      } else if (!sameValue(object[key], value)) {
-        throw new JsonSyntaxError(`the key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key)} at position ${at} is repeated with another value`)
-      }
-      this.space()
-      const next = this.text.charCodeAt(this.i++)
-      if (next === 0x7d) break
-      if (next !== 0x2c) {
-        this.i--
-        this.fail("',' or '}' expected")
-      }
-    }
-    this.depth--
-    return object
-  }
-
-  private array(): JsonValue[] {
-    this.nest()
-    const array: JsonValue[] = []
-    this.space()
-    if (this.text.charCodeAt(this.i) === 0x5d) {
-      this.i++
-      this.depth--
-      return array
-    }
-    for (;;) {
-      array.push(this.value())
-      this.space()
-      const next = this.text.charCodeAt(this.i++)
-      if (next === 0x5d) break
-      if (next !== 0x2c) {
-        this.i--
-        this.fail("',' or ']' expected")
-      }
-    }
-    this.depth--
-    return array
-  }
-
-  /** From the opening quote; text without escapes is one slice of the input. */
-  private string(): string {
-    const {text} = this
-    let start = ++this.i
-    let out = ''
-    for (;;) {
-      const code = text.charCodeAt(this.i)
-      if (code === 0x22) {
-        out += text.slice(start, this.i++)
-        return out
-      }
-      if (code === 0x5c) {
-        out += text.slice(start, this.i)
-        const escape = text[this.i + 1]
-        if (escape === 'u') {
-          const hex = text.slice(this.i + 2, this.i + 6)
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('four hex digits expected after \\u')
-          out += String.fromCharCode(parseInt(hex, 16))
-          this.i += 6
-        } else {
-          const char = escape === undefined ? undefined : ESCAPES[escape]
-          if (char === undefined) {
-            this.i++
-            this.fail('an escape character expected after \\')
-          }
-          out += char
-          this.i += 2
-        }
-        start = this.i
-      } else if (code < 0x20 || Number.isNaN(code)) {
-        this.fail(Number.isNaN(code) ? "'\"' expected to end the string" : 'a control character must be escaped in a string')
-      } else this.i++
-    }
-  }
-
-  private number(): LosslessNumber {
-    const {text} = this
-    const start = this.i
-    const digits = () => {
-      const from = this.i
-      let code = text.charCodeAt(this.i)
-      while (code >= 0x30 && code <= 0x39) code = text.charCodeAt(++this.i)
-      if (this.i === from) this.fail(`a digit expected in the number ${JSON.stringify(text.slice(start, this.i))}`)
-    }
-    if (text.charCodeAt(this.i) === 0x2d) this.i++
-    if (text.charCodeAt(this.i) === 0x30) this.i++
-    else digits()
-    if (text.charCodeAt(this.i) === 0x2e) {
-      this.i++
-      digits()
-    }
-    const e = text.charCodeAt(this.i)
-    if (e === 0x65 || e === 0x45) {
-      const sign = text.charCodeAt(++this.i)
-      if (sign === 0x2b || sign === 0x2d) this.i++
-      digits()
-    }
-    return losslessNumber(text.slice(start, this.i))
+  } finally {
+    text = ''
   }
 }
 
-/** Parses JSON text keeping every number as its literal (LosslessNumber). */
-export function parseJson(text: string): JsonValue {
-  return new Parser(text).parse()
+function fail(what: string): never {
+  const got = at < text.length ? `but got ${JSON.stringify(text[at])}` : 'but reached the end of input'
+  throw new JsonSyntaxError(`${what} ${got} at position ${at}`)
+}
+
+function skipSpace(): void {
+  let code = text.charCodeAt(at)
+  while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) code = text.charCodeAt(++at)
+}
+
+function parseValue(): JsonValue {
+  skipSpace()
+  const code = text.charCodeAt(at)
+  if (code === 0x22) return parseString()
+  if (code === 0x7b) return parseObject()
+  if (code === 0x5b) return parseArray()
+  if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return parseNumber()
+  if (text.startsWith('true', at)) return (at += 4), true
+  if (text.startsWith('false', at)) return (at += 5), false
+  if (text.startsWith('null', at)) return (at += 4), null
+  return fail('a JSON value expected')
+}
+
+function nest(): void {
+  if (++depth > MAX_JSON_DEPTH) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`)
+  at++
+}
+
+function parseObject(): JsonObject {
+  nest()
+  const object: JsonObject = {}
+  skipSpace()
+  if (text.charCodeAt(at) === 0x7d) {
+    at++
+    depth--
+    return object
+  }
+  for (;;) {
+    skipSpace()
+    const keyAt = at
+    if (text.charCodeAt(at) !== 0x22) fail('a quoted object key expected')
+    const key = parseString()
+    skipSpace()
+    if (text.charCodeAt(at) !== 0x3a) fail("':' expected after an object key")
+    at++
+    const value = parseValue()
+    if (!Object.hasOwn(object, key)) {
+      // as JSON.parse does: a "__proto__" key is a field, never the object's prototype
+      if (key === '__proto__') Object.defineProperty(object, key, {value, enumerable: true, writable: true, configurable: true})
+      else object[key] = value
+    } else if (!sameValue(object[key], value)) {
+      throw new JsonSyntaxError(`the key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key)} at position ${keyAt} is repeated with another value`)
+    }
+    skipSpace()
+    const next = text.charCodeAt(at)
+    if (next === 0x7d) break
+    if (next !== 0x2c) fail("',' or '}' expected")
+    at++
+  }
+  at++
+  depth--
+  return object
+}
+
+function parseArray(): JsonValue[] {
+  nest()
+  const array: JsonValue[] = []
+  skipSpace()
+  if (text.charCodeAt(at) === 0x5d) {
+    at++
+    depth--
+    return array
+  }
+  for (;;) {
+    array.push(parseValue())
+    skipSpace()
+    const next = text.charCodeAt(at)
+    if (next === 0x5d) break
+    if (next !== 0x2c) fail("',' or ']' expected")
+    at++
+  }
+  at++
+  depth--
+  return array
+}
+
+/** From the opening quote; text without escapes is one slice of the input. */
+function parseString(): string {
+  let start = ++at
+  PLAIN_RUN.lastIndex = start
+  PLAIN_RUN.test(text)
+  at = PLAIN_RUN.lastIndex
+  if (text.charCodeAt(at) === 0x22) return text.slice(start, at++)
+  let out = ''
+  for (;;) {
+    out += text.slice(start, at)
+    const code = text.charCodeAt(at)
+    if (code === 0x22) {
+      at++
+      return out
+    }
+    if (code !== 0x5c) fail(Number.isNaN(code) ? "'\"' expected to end the string" : 'a control character must be escaped in a string')
+    const escape = text[at + 1]
+    if (escape === 'u') {
+      const hex = text.slice(at + 2, at + 6)
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('four hex digits expected after \\u')
+      out += String.fromCharCode(parseInt(hex, 16))
+      at += 6
+    } else {
+      const char = escape === undefined ? undefined : ESCAPES[escape]
+      if (char === undefined) {
+        at++
+        fail('an escape character expected after \\')
+      }
+      out += char
+      at += 2
+    }
+    start = at
+    PLAIN_RUN.lastIndex = at
+    PLAIN_RUN.test(text)
+    at = PLAIN_RUN.lastIndex
+  }
+}
+
+function parseDigits(start: number): void {
+  const from = at
+  let code = text.charCodeAt(at)
+  while (code >= 0x30 && code <= 0x39) code = text.charCodeAt(++at)
+  if (at === from) fail(`a digit expected in the number ${JSON.stringify(text.slice(start, at))}`)
+}
+
+function parseNumber(): LosslessNumber {
+  const start = at
+  if (text.charCodeAt(at) === 0x2d) at++
+  if (text.charCodeAt(at) === 0x30) at++
+  else parseDigits(start)
+  if (text.charCodeAt(at) === 0x2e) {
+    at++
+    parseDigits(start)
+  }
+  const e = text.charCodeAt(at)
+  if (e === 0x65 || e === 0x45) {
+    const sign = text.charCodeAt(++at)
+    if (sign === 0x2b || sign === 0x2d) at++
+    parseDigits(start)
+  }
+  return losslessNumber(text.slice(start, at))
 }
 
 export function parseJsonObject(text: string): JsonObject {
@@ -250,20 +247,19 @@ export function stringifyJson(value: unknown, indent?: number): string {
  * otherwise, for validation and display.
  */
 export function toPlain(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value
   if (isLosslessNumber(value)) {
     const n = Number(value.value)
     // exact as a JS number (6.50 is 6.5); long ids and over-precise decimals stay literal strings
     return Number.isFinite(n) && formatNumber(String(n)) === formatNumber(value.value) && (!Number.isInteger(n) || Number.isSafeInteger(n)) ? n : value.value
   }
   if (Array.isArray(value)) return value.map((item) => toPlain(item))
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) {
-      // a `__proto__` key stays a field: assigned, it would become the object's prototype
-      if (key === '__proto__') Object.defineProperty(out, key, {value: toPlain(item), enumerable: true, writable: true, configurable: true})
-      else out[key] = toPlain(item)
-    }
-    return out
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const item = toPlain((value as Record<string, unknown>)[key])
+    // a `__proto__` key stays a field: assigned, it would become the object's prototype
+    if (key === '__proto__') Object.defineProperty(out, key, {value: item, enumerable: true, writable: true, configurable: true})
+    else out[key] = item
   }
-  return value
+  return out
 }

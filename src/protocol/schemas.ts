@@ -345,7 +345,8 @@ export function dropAbsent(schema: z.ZodType | undefined, value: unknown): unkno
   }
   const shape = inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : {}
   const out: Record<string, unknown> = {}
-  for (const [key, entry] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
+    const entry = (value as Record<string, unknown>)[key]
     if (entry === null || entry === undefined) continue
     if (Array.isArray(entry) && entry.length === 0 && unwrapped(shape[key]) instanceof z.ZodObject) continue
     out[key] = dropAbsent(shape[key], entry)

@@ -41,7 +41,8 @@ export function signBody<T extends Record<string, unknown>>(body: T, privateKey:
   return {...body, sign: signString(canonicalString(body), privateKey)}
 }
 
-const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=|[A-Za-z0-9+/][AQgw]==)?$/
+// with a length of whole quads: before one "=" a last character with 2 unused bits zero, before two, 4
+const CANONICAL_BASE64 = /^[A-Za-z0-9+/]*(?:[AEIMQUYcgkosw048]=|[AQgw]==)?$/
 
 const WHITESPACE_NAMES: Record<string, string> = {'\n': 'a newline', '\r': 'a carriage return', '\t': 'a tab', ' ': 'a space'}
 

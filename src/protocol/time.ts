@@ -2,27 +2,37 @@
 const OFFSET_MS = 8 * 60 * 60 * 1000
 const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 
-// the last second formatted: a server stamps many answers and orders within one second
-let lastSecond = Number.NaN
-let lastText = ''
-let lastCompact = ''
+// The last two seconds formatted: a server stamps many answers and orders within one second,
+// and an order's default expiredTime (half an hour on) with them.
+const recent = [
+  {second: Number.NaN, text: ''},
+  {second: Number.NaN, text: ''},
+]
+let older = 0
+let compactSecond = Number.NaN
+let compactText = ''
 
 export function formatGmt8(date: Date): string {
   const second = Math.floor(date.getTime() / 1000)
-  if (second === lastSecond) return lastText
+  for (const slot of recent) if (slot.second === second) return slot.text
   const d = new Date(second * 1000 + OFFSET_MS)
-  lastText =
+  const slot = recent[older]
+  older ^= 1
+  slot.second = second
+  slot.text =
     `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
-  lastCompact = lastText.replace(/[- :]/g, '')
-  lastSecond = second
-  return lastText
+  return slot.text
 }
 
 /** Compact GMT+8 stamp for generated numbers: yyyyMMddHHmmss. */
 export function compactGmt8(date: Date): string {
-  formatGmt8(date)
-  return lastCompact
+  const second = Math.floor(date.getTime() / 1000)
+  if (second !== compactSecond) {
+    compactText = formatGmt8(date).replace(/[- :]/g, '')
+    compactSecond = second
+  }
+  return compactText
 }
 
 /** The time a `yyyy-MM-dd HH:mm:ss` GMT+8 text names; undefined unless it names one exactly (no 02-30, no 24:00:00, no year before 1000). */

@@ -99,7 +99,8 @@ export function urlRefusal(value: string, publicUrl: string): string | undefined
 
 /** Refuses (10506, naming the field) a request whose `...Url` fields the sandbox may not call or show. */
 export function refuseOwnUrls(fields: Record<string, unknown>, publicUrl: string): void {
-  for (const [field, value] of Object.entries(fields)) {
+  for (const field of Object.keys(fields)) {
+    const value = fields[field]
     if (!field.endsWith('Url') || typeof value !== 'string') continue
     const refusal = urlRefusal(value, publicUrl)
     if (refusal) fail(10506, `${field}: ${refusal}`)
