@@ -49,8 +49,15 @@ export function formBody(fields: Record<string, string>): {headers: Record<strin
 /** Codes that mean the request never left, so it certainly did not take effect. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'])
 
+/** The last address parsed, and its request options: a batch sends every row to the same one. */
+let lastTarget: {url: string; target: URL; options: ReturnType<typeof import('node:url').urlToHttpOptions>} | undefined
+
 export async function httpRequest(url: string, request: HttpRequest): Promise<HttpAnswer> {
-  const target = new URL(url)
+  if (lastTarget?.url !== url) {
+    const parsed = new URL(url)
+    lastTarget = {url, target: parsed, options: process.getBuiltinModule('node:url').urlToHttpOptions(parsed)}
+  }
+  const {target, options: address} = lastTarget
   const timeoutMs = request.timeoutMs ?? 15_000
   const fail = (reason: string, outcomeUnknown: boolean) => new TransportError(`could not reach ${target.origin}: ${reason}`, outcomeUnknown)
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw fail(`unsupported protocol ${target.protocol}`, false)
@@ -59,13 +66,13 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
   // WebSocket getters load undici (about 30 ms of a start on Node 24).
   const send = target.protocol === 'https:' ? process.getBuiltinModule('node:https').request : process.getBuiltinModule('node:http').request
   const agent = target.protocol === 'https:' ? request.agent?.https : request.agent?.http
-  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
+  const body = request.body
   const headers: Record<string, string | number> = {'user-agent': 'unipay-cli', ...request.headers}
-  if (body) headers['content-length'] = body.length
+  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body, 'utf8')
   const {validateHeaderValue} = process.getBuiltinModule('node:http')
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
     try {
-      validateHeaderValue(name, String(value))
+      validateHeaderValue(name, String(headers[name]))
     } catch {
       // the value may be a token: named, never shown
       throw new UsageError(`the ${name} header cannot be sent: its value holds a character HTTP headers cannot carry (a control character, or one beyond Latin-1)`)
@@ -83,7 +90,7 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
         reject(error)
       } else resolve(answer!)
     }
-    const outgoing = send(target, {method: request.method, headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
+    const outgoing = send({...address, method: request.method, headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
       // made only when needed: an Error captures a stack, which a batch would pay on every answer
       const tooBig = () => fail(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; refused`, true)
       if (Number(response.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) return finish(tooBig())
@@ -104,6 +111,6 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       finish(fail(error.message, !NOT_SENT.has(error.code ?? '')))
     })
-    outgoing.end(body)
+    outgoing.end(body, 'utf8')
   })
 }

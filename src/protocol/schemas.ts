@@ -4,7 +4,7 @@ import {z} from 'zod'
 import {walletFromBarcode, PAY_METHODS} from './enums.js'
 import {MAX_PAY_CENTS} from './money.js'
 import {parseGmt8} from './time.js'
-import type {FieldProblem} from './field-rules.js'
+import {MAX_TRANSFER_CENTS, PAYEE_TYPES_BY_CHANNEL, TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES, type FieldProblem} from './field-rules.js'
 
 const requiredOr = (what: string) => (issue: {input?: unknown}) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${what}`
@@ -157,15 +157,8 @@ export const syncRefundFields = queryRefundFields
 export const OPENID_METHODS: readonly string[] = ['walletA_jsapi', 'walletA_mini']
 
 export const ALLOC_RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID', 'PERSONAL_SUB_OPENID', 'USER_ID', 'LOGIN_NAME'] as const
-export const TRANSFER_CHANNELS = ['walletA', 'walletB', 'walletD'] as const
-export const TRANSFER_PAYEE_TYPES = ['openid', 'user_id', 'open_id', 'login_name', 'phone'] as const
-/** Which payee types each transfer channel takes (spec table). */
-export const PAYEE_TYPES_BY_CHANNEL: Record<(typeof TRANSFER_CHANNELS)[number], readonly string[]> = {
-  walletA: ['openid'],
-  walletB: ['user_id', 'open_id', 'login_name'],
-  walletD: ['openid', 'phone'],
-}
-export const MAX_TRANSFER_CENTS = 10_000_000_000
+// transfers' lists and limits live with their zod-free rules (field-rules.ts)
+export {MAX_TRANSFER_CENTS, PAYEE_TYPES_BY_CHANNEL, TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from './field-rules.js'
 export const MAX_ALLOC_YUAN = 99_999_999.99
 
 /** Receiver amounts are yuan numbers with at most two decimals (0.01 to 99999999.99). */

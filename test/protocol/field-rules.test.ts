@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
-import {checkRules, fastEndpoints, payRules, queryPayRules} from '../../src/protocol/field-rules.js'
-import {checkFields, payFields, queryPayFields} from '../../src/protocol/schemas.js'
+import {checkRules, fastEndpoints, payRules, queryPayRules, queryTransferRules, transferRowRules, transferRules} from '../../src/protocol/field-rules.js'
+import {checkFields, payFields, queryPayFields, queryTransferFields, transferFields, transferRowFields} from '../../src/protocol/schemas.js'
 
 // The zod-free rules must say exactly what the zod schemas say, problem for problem, so the
 // client (fast rules) and the sandbox (zod) never disagree about a request.
@@ -18,11 +18,11 @@ const values: unknown[] = [
 // rules across fields depend on these, so every value is also tried beside each of them
 const contexts: Record<string, unknown>[] = [{}, {method: 'walletA_jsapi'}, {method: 'walletB_barcode'}, {authCode: '2512'}, {method: 'walletA_barcode', authCode: '2512'}]
 
-function compare(rules: Parameters<typeof checkRules>[0], schema: Parameters<typeof checkFields>[0], base: Record<string, unknown>, fields: string[]) {
+function compare(rules: Parameters<typeof checkRules>[0], schema: Parameters<typeof checkFields>[0], base: Record<string, unknown>, fields: string[], tried = {values, contexts}) {
   let compared = 0
-  for (const context of contexts) {
+  for (const context of tried.contexts) {
     for (const field of fields) {
-      for (const value of values) {
+      for (const value of tried.values) {
         const body = {...base, ...context, [field]: value}
         expect({body, problems: checkRules(rules, body)}).toEqual({body, problems: checkFields(schema, body)})
         compared++
@@ -45,7 +45,38 @@ describe('fast field rules agree with the zod schemas', () => {
     compare(queryPayRules, queryPayFields, {...base, orderNo: 'P1'}, fields)
   })
 
+  // transfers: a batch checks every row with them, and the sandbox every transfer
+  const transferValues: unknown[] = [
+    ...values, 'walletA', 'walletB', 'walletD', 'walletC', 'openid', 'user_id', 'open_id', 'login_name', 'phone', 'Jane', 29, 30, 199_999, 200_000, 10_000_000_001,
+    [{infoType: 'T', infoContent: 'C'}], [{infoType: '', infoContent: long(1025)}], [{infoType: long(65)}], [{}, 5],
+  ]
+  const transferContexts: Record<string, unknown>[] = [
+    {}, {channel: 'walletA', payeeType: 'openid'}, {channel: 'walletA', payeeType: 'openid', amount: 20}, {channel: 'walletA', payeeType: 'openid', amount: 300_000},
+    {channel: 'walletA', payeeType: 'openid', payeeName: 'Jane', transferScene: 'S'}, {channel: 'walletD', payeeType: 'user_id'}, {payeeType: 'phone'},
+  ]
+  const transferRow = {channel: 'walletB', channelMchNo: 'CM1', bizTransferNo: 'K1', amount: 100, payeeType: 'user_id', payeeAccount: '2088'}
+
+  it('transfer: every field, every kind of value, with and without the channel rules', () => {
+    const base = {mchNo: 'M1', reqId: 'R1', reqTime: '2025-01-01 10:00:00', ...transferRow}
+    const fields = [...Object.keys(transferFields.shape), 'unknownField']
+    expect(compare(transferRules, transferFields, base, fields, {values: transferValues, contexts: transferContexts})).toBeGreaterThan(5000)
+  })
+
+  it('a batch row: the same rules without the common fields', () => {
+    compare(transferRowRules, transferRowFields, transferRow, Object.keys(transferRowFields.shape), {values: transferValues, contexts: transferContexts})
+  })
+
+  it('query transfer: every field, every kind of value', () => {
+    const base = {mchNo: 'M1', reqId: 'R1', reqTime: '2025-01-01 10:00:00'}
+    const fields = Object.keys(queryTransferFields.shape)
+    for (const start of [base, {...base, transferNo: 'T1'}, {...base, bizTransferNo: 'K1'}, {...base, bizTransferNo: 'K1', channel: 'walletB'}]) {
+      compare(queryTransferRules, queryTransferFields, start, fields)
+    }
+  })
+
   it('declare the same fields as the schemas (what --data may carry, without loading zod)', () => {
+    expect(fastEndpoints.transfer.fieldNames).toEqual(Object.keys(transferFields.shape))
+    expect(fastEndpoints.queryTransfer.fieldNames).toEqual(Object.keys(queryTransferFields.shape))
     expect(fastEndpoints.pay.fieldNames).toEqual(Object.keys(payFields.shape))
     expect(fastEndpoints.queryPay.fieldNames).toEqual(Object.keys(queryPayFields.shape))
     expect(endpoints.pay.fieldNames).toEqual(Object.keys(payFields.shape))

@@ -5,7 +5,7 @@ import {accessSync, closeSync, constants, createReadStream, existsSync, openSync
 import {createInterface} from 'node:readline'
 import {InterruptedError, UsageError} from '../../errors.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
-import {checkFields, transferRowFields} from '../../protocol/schemas.js'
+import {checkRules, transferRowRules} from '../../protocol/field-rules.js'
 import {counted, PLAN_COLUMNS, writeCsv} from './results.js'
 
 const COLUMNS = ['channel', 'channelMchNo', 'bizTransferNo', 'amount', 'yuan', 'title', 'reason', 'payeeType', 'payeeAccount', 'payeeName', 'attach', 'notifyUrl', 'transferScene', 'reportInfos']
@@ -239,7 +239,7 @@ export async function validateBatch(
     plan.rows++
     const {fields, problems: own} = rowFields(item.record, defaults)
     // a field with a problem of its own (say, an unparseable amount) is not reported twice
-    const schemaProblems = checkFields(transferRowFields, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
+    const schemaProblems = checkRules(transferRowRules, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
     const found = [...own, ...schemaProblems]
     for (const problem of found) {
       if (problem.field && header.fields.has(problem.field)) continue
