@@ -73,8 +73,8 @@ const RES_TIME_WINDOW_MS = 300_000
 /** The numbers that say which order, refund, split or transfer a request and its answer are about. */
 const SUBJECT_FIELDS = ['mchNo', 'orderNo', 'bizOrderNo', 'outOrderNo', 'refundNo', 'bizRefundNo', 'allocNo', 'bizAllocNo', 'transferNo', 'bizTransferNo']
 
-export function newReqId(now: Date): string {
-  return `R${compactGmt8(now)}${randomBytes(6).toString('hex')}`
+export function newReqId(now: Date, random = randomBytes(6).toString('hex')): string {
+  return `R${compactGmt8(now)}${random}`
 }
 
 /** Builds and signs a request: defaults, fields, then the common fields, all validated. */
@@ -97,14 +97,16 @@ export function merchantKey(config: ClientConfig): KeyObject {
 export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>): Record<string, unknown> {
   const now = (config.now ?? (() => new Date()))()
   const body: Record<string, unknown> = {...endpoint.defaults}
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) body[key] = value
+  for (const key of Object.keys(fields)) if (fields[key] !== undefined) body[key] = fields[key]
+  // one draw of randomness for both: the reqId's 12 hex digits and the nonceStr's 32
+  const random = randomBytes(22).toString('hex')
   Object.assign(body, {
     mchNo: config.mchNo,
     appId: config.appId || undefined,
     // a transfer names its channel merchant itself; otherwise the profile's applies
     channelMchNo: body.channelMchNo ?? (config.channelMchNo || undefined),
-    reqId: newReqId(now),
-    nonceStr: randomBytes(16).toString('hex'),
+    reqId: newReqId(now, random.slice(0, 12)),
+    nonceStr: random.slice(12),
     reqTime: formatGmt8(now),
   })
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
@@ -123,17 +125,17 @@ export function countTries(error: TransportError, tries: number, startedMs: numb
  * Control characters in a field end up in the signed string and in every screen and log that
  * shows it; only JSON text (extraParam) may carry line breaks and tabs.
  */
-function controlCharacters(value: unknown, path: string): {field: string; message: string}[] {
+function controlCharacters(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
   if (typeof value === 'string') {
     const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    return /[\u0000-\u001f\u007f]/.test(checked) ? [{field: path, message: 'must not contain control characters'}] : []
+    if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
+  } else if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) controlCharacters(value[index], `${path}[${index}]`, found)
+  } else if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const key of Object.keys(value)) controlCharacters((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, found)
   }
-  if (Array.isArray(value)) return value.flatMap((item, index) => controlCharacters(item, `${path}[${index}]`))
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.entries(value).flatMap(([key, item]) => controlCharacters(item, path ? `${path}.${key}` : key))
-  }
-  return []
+  return found
 }
 
 export async function call<T = unknown>(
