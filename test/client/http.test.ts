@@ -107,6 +107,26 @@ describe('httpRequest', () => {
     expect(error.outcomeUnknown).toBe(false)
   })
 
+  it('sends the Host header and its own headers as Node does, credentials in the address included', async () => {
+    const seen: {rawHeaders: string[]; authorization?: string}[] = []
+    const {server, url} = await serve((req, res) => {
+      seen.push({rawHeaders: req.rawHeaders, authorization: req.headers.authorization})
+      req.resume()
+      req.on('end', () => res.end('{}'))
+    })
+    try {
+      await postJson(`${url}/unipay/pay`, '{"title":"支付"}', {})
+      const port = new URL(url).port
+      // headers given as a list: the Host Node would add, then ours, the length counted in bytes
+      expect(seen[0].rawHeaders).toEqual(['host', `127.0.0.1:${port}`, 'user-agent', 'unipay-cli', 'content-type', 'application/json; charset=utf-8', 'content-length', '18', 'Connection', 'keep-alive'])
+      await postJson(`http://ana:s3cret@127.0.0.1:${port}/unipay/pay`, '{}', {})
+      expect(seen[1].authorization).toBe(`Basic ${Buffer.from('ana:s3cret').toString('base64')}`)
+      expect(seen[1].rawHeaders).toContain(`127.0.0.1:${port}`)
+    } finally {
+      server.close()
+    }
+  })
+
   it('refuses an address that is not http(s) without sending anything', async () => {
     const error = await transportError(postJson('ftp://127.0.0.1/unipay/pay', '{}', {}))
     expect(error.message).toContain('unsupported protocol ftp:')
