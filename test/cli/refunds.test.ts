@@ -20,8 +20,8 @@ let sandboxUrl = ''
 beforeAll(async () => {
   c = cli()
   receiver = await callbackReceiver()
-  // Refunds settle 20x faster; sessions last 4 s so that expiry can be seen.
-  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '4'])).url
+  // Refunds settle 20x faster; sessions last 10 minutes of the sandbox clock, which the last test moves past.
+  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '600'])).url
 })
 afterAll(async () => {
   await receiver.close()
@@ -126,7 +126,10 @@ describe('refund lookups for support staff', () => {
     expect(piped.stdout.split('\n')[0]).toMatch(/^id\tmchNo\tappId\trefundNo\tbizRefundNo\t.*\terrorMsg\t.*\tcreateTime$/)
     expect(await c.result<RefundsGetResult>(['refunds', 'get', String(all[0].id)])).toEqual(all[0])
 
-    await new Promise((resolve) => setTimeout(resolve, 4200))
+    // the session lasts its 10 minutes of the sandbox clock, and not past them
+    expect((await c.run(['sandbox', 'clock', 'advance', '9m'])).code).toBe(0)
+    expect((await c.run(['refunds', 'list'])).code).toBe(0)
+    expect((await c.run(['sandbox', 'clock', 'advance', '1m'])).code).toBe(0)
     const expired = await c.run(['refunds', 'list'])
     expect(expired.code).toBe(1)
     expect(expired.stderr).toContain('the session has expired: log in again')
