@@ -90,6 +90,11 @@ describe('refund lookups for support staff', () => {
   })
 
   it('lists exactly the matching refunds of its own merchant, walks pages, and notices an expired session', async () => {
+    // refunds of its own, whatever ran before: two that succeed and one that fails
+    const mine = await paidOrder(100)
+    for (const amount of ['30', '70']) expect((await c.run(['refund', 'create', '--biz-order-no', mine.bizOrderNo, '--amount', amount])).code).toBe(0)
+    const failing = await paidOrder(50)
+    expect((await c.run(['refund', 'create', '--biz-order-no', failing.bizOrderNo, '--amount', '50', '--reason', 'test:fail'])).code).toBe(0)
     // another merchant with a refund of its own, which must never appear
     const keys = await c.result<KeysGenerateResult>(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'm2'])
     expect((await c.run(['sandbox', 'merchants', 'add', 'M2000000002', '--public-key-file', keys.publicKeyFile])).code).toBe(0)
