@@ -122,12 +122,19 @@ describe('close, sync, query', () => {
   })
 
   it('expires an unpaid order to timeout', async () => {
-    const soon = formatGmt8(new Date(Date.now() + 1500))
-    const a = await t.send(endpoints.pay, order({method: 'walletA_qr', expiredTime: soon}))
-    await new Promise((resolve) => setTimeout(resolve, 2100))
-    const queried = await t.send(endpoints.queryPay, {orderNo: a.data.orderNo})
-    expect(queried.data.status).toBe('timeout')
-    expect(queried.data.closeTime).toBeTruthy()
+    // a sandbox of its own: its clock is moved
+    const own = await testSandbox()
+    try {
+      const a = await own.send(endpoints.pay, order({method: 'walletA_qr', expiredTime: formatGmt8(new Date(Date.now() + 10 * 60_000))}))
+      expect((await own.send(endpoints.queryPay, {orderNo: a.data.orderNo})).data.status).toBe('progress')
+      expect((await own.post('/_sandbox/clock', {advanceMs: 10 * 60_000})).status).toBe(200)
+      const queried = await own.send(endpoints.queryPay, {orderNo: a.data.orderNo})
+      expect(queried.data.status).toBe('timeout')
+      expect(queried.data.closeTime).toBeTruthy()
+    } finally {
+      await own.close()
+      removeDir(own.dataDir)
+    }
   })
 })
 

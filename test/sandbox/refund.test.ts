@@ -7,7 +7,7 @@ import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type 
 let t: TestSandbox
 let receiver: Receiver
 beforeAll(async () => {
-  t = await testSandbox({timeScale: 5, tokenTtlSeconds: 2})
+  t = await testSandbox({timeScale: 5, tokenTtlSeconds: 600})
   receiver = await callbackReceiver()
 })
 afterAll(async () => {
@@ -135,7 +135,10 @@ describe('management API', () => {
     expect((await json(byId)).data).toEqual(record)
 
     expect((await page(undefined, {})).status).toBe(401)
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    // the session lasts its 10 minutes of the sandbox clock, and not past them
+    expect((await t.post('/_sandbox/clock', {advanceMs: 9 * 60_000})).status).toBe(200)
+    expect((await page(token, {})).status).toBe(200)
+    expect((await t.post('/_sandbox/clock', {advanceMs: 60_000})).status).toBe(200)
     const expired = await page(token, {})
     expect(expired.status).toBe(401)
     expect(expired.body.message).toMatch(/expired/)
