@@ -1,7 +1,7 @@
 import {resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand, type Flag} from '../../cli/base.js'
-import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseDuration, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
+import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseWait, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
 import {UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
@@ -53,7 +53,7 @@ export default class TransferBatch extends BaseCommand {
   async run(): Promise<TransferBatchResult> {
     const {args, flags} = await this.parse(TransferBatch, withWaitDefault(this.argv))
     const file = resolve(args.file)
-    const waitMs = parseDuration(flags.wait)
+    const waitMs = parseWait(flags.wait)
     const onProblem = (p: RowProblem) => this.io.err(`${p.line ? `line ${p.line}` : args.file}: ${p.field ? `${p.field}: ` : ''}${p.message}`)
     const defaults: Record<string, unknown> = {channel: flags.channel, title: flags.title, notifyUrl: flags['notify-url'], channelMchNo: flags['channel-mch-no']}
     // The profile's channel merchant number is the default for rows without one, dry run or not;
