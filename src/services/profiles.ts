@@ -4,7 +4,7 @@ import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {ConfigError, UsageError} from '../errors.js'
-import {LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
+import {isSecret, LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {keyFingerprint, KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 
@@ -49,7 +49,8 @@ export function checkSetting(key: string, value: string): Partial<Profile> {
   return {[key]: value}
 }
 
-export async function addProfile(store: ProfileStore, name: string, settings: Record<string, string | undefined>): Promise<Profile> {
+/** `profile add`: checked, saved, and made the active profile with `use`. */
+export async function addProfile(store: ProfileStore, name: string, settings: Record<string, string | undefined>, {use = false} = {}): Promise<Profile> {
   checkProfileName(name)
   if (await store.get(name)) throw new UsageError(`profile "${name}" exists; change it with \`unipay profile set\` or remove it first`)
   let profile: Profile = {environment: 'sandbox'}
@@ -59,10 +60,16 @@ export async function addProfile(store: ProfileStore, name: string, settings: Re
   if (!profile.baseUrl) throw new UsageError('invalid input', [{field: 'baseUrl', message: 'is required'}])
   if (!profile.mchNo) throw new UsageError('invalid input', [{field: 'mchNo', message: 'is required'}])
   await store.save(name, profile)
+  if (use) await store.use(name)
   return profile
 }
 
-export async function setProfileValue(store: ProfileStore, name: string, key: string, value: string | undefined): Promise<void> {
+/**
+ * `profile set`: one setting of the named profile (default: the active one) changed, or removed
+ * when `value` is undefined. Returns what a screen may show: a secret as (set, hidden).
+ */
+export async function setProfileValue(store: ProfileStore, named: string | undefined, key: string, value: string | undefined): Promise<{profile: string; key: string; value: string}> {
+  const name = named ?? (await store.activeName())
   if (name === LOCAL_PROFILE) throw new UsageError('the built-in local profile cannot be changed; add a profile of your own')
   const profile = await store.get(name)
   if (!profile) throw new ConfigError(`no profile named "${name}"`)
@@ -72,6 +79,52 @@ export async function setProfileValue(store: ProfileStore, name: string, key: st
     delete (next as unknown as Record<string, unknown>)[key]
   } else Object.assign(next, checkSetting(key, value))
   await store.save(name, next)
+  return {profile: name, key, value: value === undefined || value === '' ? '(unset)' : isSecret(key) ? '(set, hidden)' : value}
+}
+
+/** A row of `profile list`. */
+export interface ProfileListing {
+  name: string
+  environment: string
+  baseUrl: string
+  mchNo: string
+  active: boolean
+}
+
+/** Every profile, the built-in local one first; `active` marks the one in use. */
+export async function listProfiles(store: ProfileStore): Promise<ProfileListing[]> {
+  const active = await store.activeName()
+  const profiles = await store.list()
+  return [
+    {name: LOCAL_PROFILE, environment: 'local', baseUrl: '(local sandbox, started on demand)', mchNo: '', active: active === LOCAL_PROFILE},
+    ...Object.entries(profiles)
+      .filter(([name]) => name !== LOCAL_PROFILE)
+      .map(([name, p]) => ({name, environment: p.environment, baseUrl: p.baseUrl ?? '', mchNo: p.mchNo ?? '', active: active === name})),
+  ]
+}
+
+const noSuchProfile = (name: string) => new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)
+
+/** The name of a profile that exists: the built-in local one, or one stored. */
+async function existing(store: ProfileStore, name: string): Promise<string> {
+  if (name !== LOCAL_PROFILE && !(await store.get(name))) throw noSuchProfile(name)
+  return name
+}
+
+/** The profile a command names: --profile, else UNIPAY_PROFILE, else the active one; it must exist. */
+export async function profileInForce(store: ProfileStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  return existing(store, flag ?? (env.UNIPAY_PROFILE || undefined) ?? (await store.activeName()))
+}
+
+/** `profile use`: makes an existing profile (or the built-in local one) the active one. */
+export async function useProfile(store: ProfileStore, name: string): Promise<void> {
+  await store.use(await existing(store, name))
+}
+
+/** `profile remove`: the stored profile goes; its key files stay where they are. */
+export async function removeProfile(store: ProfileStore, name: string): Promise<void> {
+  if (name === LOCAL_PROFILE) throw new UsageError('the built-in local profile cannot be removed')
+  if (!(await store.remove(name))) throw new ConfigError(`no profile named "${name}"`)
 }
 
 /** Safe facts about the keys of a stored profile: fingerprints, never the keys. */
@@ -120,11 +173,15 @@ export async function storeToken(store: ProfileStore, name: string, token: strin
   await store.save(name, {...profile, token})
 }
 
-/** Ends the management session of a profile: the stored token is dropped. Whether there was one. */
-export async function dropToken(store: ProfileStore, name: string): Promise<boolean> {
+/**
+ * `mch logout`: the management session of the profile in force ends: its stored token is
+ * dropped. `loggedOut` false when it had none.
+ */
+export async function endSession(store: ProfileStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<{profile: string; loggedOut: boolean}> {
+  const name = await profileInForce(store, flag, env)
   const profile = await store.get(name)
-  if (!profile?.token) return false
+  if (!profile?.token) return {profile: name, loggedOut: false}
   const {token: _dropped, ...rest} = profile
   await store.save(name, rest)
-  return true
+  return {profile: name, loggedOut: true}
 }

@@ -26,6 +26,8 @@ import type {Notification} from '../protocol/notifications.js'
 import type {RequestLogEntry} from '../protocol/sandbox-requests.js'
 import {EPAY_TRIGGER_EVENTS, triggerEpayNotification} from './sandbox-trigger.js'
 
+export type {SandboxCredentials}
+
 /** Which sandbox a command uses, and where its notices go. */
 export interface SandboxUse {
   location: SandboxLocation

@@ -8,7 +8,7 @@ import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {counted, PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch/index.js'
-import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
+import {defaultChannelMchNo} from '../../services/transfer.js'
 
 /** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */
 const TERMINAL_PLAN_ROWS = 50
@@ -59,7 +59,7 @@ export default class TransferBatch extends BaseCommand {
     // The profile's channel merchant number is the default for rows without one, dry run or not;
     // the local sandbox is not started for a file that may yet be refused.
     const profile = await this.resolveProfile(flags, {startSandbox: false})
-    defaults.channelMchNo ??= profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
+    defaults.channelMchNo ??= defaultChannelMchNo(profile)
     if (flags['dry-run']) return this.dryRun(file, args.file, defaults, onProblem, flags.out)
     const next = nextCommands(file, flags)
     const progress = this.io.stdoutTty && !this.json ? await progressBar(process.stderr) : undefined
