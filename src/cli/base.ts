@@ -2,6 +2,7 @@
 // through injected streams, and the single place where an error becomes a message and an exit
 // code. Nothing is thrown past `catch`, so output is flushed before the process ends.
 import {createRequire} from 'node:module'
+import type * as OclifArgs from '@oclif/core/args'
 import type * as OclifCommand from '@oclif/core/command'
 import type * as OclifFlags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
@@ -14,13 +15,15 @@ import {stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protoc
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {ProfileStore} from '../profiles/store.js'
 
-// oclif's command and flags parts, not its index (which loads the whole of oclif), and by
+// oclif's command, flags and args parts, not its index (which loads the whole of oclif), and by
 // require(): oclif is CommonJS, and an import of a CommonJS file makes Node scan its source for
-// export names first (these two, cold: 15 ms by import, 5 ms by require()). A command that takes
-// its flags from here (verify) loads no oclif index (README, "Dependencies and start-up").
+// export names first (command and flags, cold: 15 ms by import, 5 ms by require()). Commands take
+// Flags and Args from here, never from '@oclif/core' (eslint.config.js refuses that import), so a
+// command loads no oclif index (docs/performance.md, "Dependencies and start-up").
 const require = createRequire(import.meta.url)
 const {Command} = require('@oclif/core/command') as typeof OclifCommand
 export const Flags = require('@oclif/core/flags') as typeof OclifFlags
+export const Args = require('@oclif/core/args') as typeof OclifArgs
 
 export const profileFlags = {
   profile: Flags.string({description: 'profile to use (default: the active profile, else the built-in local sandbox)', helpGroup: 'PROFILE'}),

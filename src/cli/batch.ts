@@ -2,13 +2,13 @@
 // is optional), interruption by SIGINT/SIGTERM, the progress bar, and the summary with its
 // documented exit code and the full command lines that finish the job.
 import {relative} from 'node:path'
-import {Flags} from '@oclif/core'
 import type {SingleBar} from 'cli-progress'
 import {UsageError} from '../errors.js'
 import {shellQuote} from '../output/shell.js'
 import {DURATION_RULE, notADuration, parseDuration} from '../protocol/duration.js'
 import {centsToYuan} from '../protocol/money.js'
 import {batchExitCode, counted, type Summary, type Tally} from '../services/batch/index.js'
+import {Flags} from './base.js'
 
 export const DEFAULT_WAIT = '10m'
 

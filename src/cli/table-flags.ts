@@ -1,6 +1,6 @@
 // Flags of every command that prints a list: choose the columns, or show them all.
-import {Flags} from '@oclif/core'
 import {displayWidth, terminalWidth, type TableOptions} from '../output/table.js'
+import {Flags} from './base.js'
 
 export const tableFlags = {
   columns: Flags.string({description: 'columns to show, comma-separated, in this order (e.g. refundNo,amount,status)', helpGroup: 'TABLE'}),

@@ -1,5 +1,4 @@
-import {Args, Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../cli/base.js'
+import {apiFlags, Args, BaseCommand, Flags} from '../cli/base.js'
 import {fieldPairs, readJsonData} from '../cli/input.js'
 import {stringifyJson} from '../protocol/json.js'
 import {callPath} from '../services/api.js'

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, profileFlags, type UnsignedDryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, Flags, profileFlags, type UnsignedDryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {AUTH_TYPES} from '../../protocol/schemas.js'

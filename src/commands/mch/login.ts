@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../../cli/base.js'
 import {readText} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
 import {startSession} from '../../services/mch.js'

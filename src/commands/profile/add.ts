@@ -1,5 +1,4 @@
-import {Args, Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {Args, BaseCommand, Flags} from '../../cli/base.js'
 import {redactProfile} from '../../profiles/model.js'
 import {renderRecord} from '../../output/table.js'
 import {addProfile, checkSetting} from '../../services/profiles.js'

@@ -1,5 +1,4 @@
-import {Args, Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {Args, BaseCommand, Flags} from '../../cli/base.js'
 import {readText} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
 import {SETTINGS} from '../../profiles/model.js'

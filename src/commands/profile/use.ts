@@ -1,5 +1,4 @@
-import {Args} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {Args, BaseCommand} from '../../cli/base.js'
 import {useProfile} from '../../services/profiles.js'
 
 export type ProfileUseResult = {active: string}

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
 import {REFUND_COLUMNS, REFUND_TABLE, refundTable} from '../../output/refunds.js'
 import {renderRows} from '../../output/table.js'

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {credentialsAsEnv, credentialsAsProperties} from '../../output/credentials.js'
 import {renderRecord} from '../../output/table.js'

@@ -1,6 +1,5 @@
 import {resolve} from 'node:path'
-import {Args, Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type Flag} from '../../cli/base.js'
+import {apiFlags, Args, BaseCommand, type Flag, Flags} from '../../cli/base.js'
 import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseWait, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
 import {UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'

@@ -1,6 +1,5 @@
 import {resolve} from 'node:path'
-import {Args, Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../../cli/base.js'
+import {apiFlags, Args, BaseCommand, Flags} from '../../../cli/base.js'
 import {commandLine, countsLine, failedRowLines, interruptible, parseWait, profileWords, typed, verdict, waitFlag, waitNote, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
 import {batchStatus, counted, RESULT_COLUMNS, type Status} from '../../../services/batch/index.js'
