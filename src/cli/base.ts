@@ -57,7 +57,7 @@ export interface DryRun<R = SignedRequest> {
 /** A dry run of an unsigned call (auth exchange): the request, no string to sign. */
 export type UnsignedDryRun = DryRun<UnsignedRequest>
 
-export interface RunContext {
+interface RunContext {
   profile: ResolvedProfile
   client: ClientConfig
 }

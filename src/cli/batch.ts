@@ -10,7 +10,7 @@ import {centsToYuan} from '../protocol/money.js'
 import {batchExitCode, counted, type Summary, type Tally} from '../services/batch/index.js'
 import {Flags} from './base.js'
 
-export const DEFAULT_WAIT = '10m'
+const DEFAULT_WAIT = '10m'
 
 export const waitFlag = Flags.string({
   description: `follow rows left processing until they are final, for at most DURATION: ${DURATION_RULE} (bare --wait: ${DEFAULT_WAIT})`,
@@ -162,7 +162,7 @@ export function lineWriter(out: (text: string) => void): {push(line: string): vo
   }
 }
 
-export interface Progress {
+interface Progress {
   start(total: number, value: number): void
   increment(): void
   /** Writes a message above the bar; false when no bar is showing. */

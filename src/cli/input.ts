@@ -155,7 +155,7 @@ export function amountInCents(flags: {amount?: string; yuan?: string}, required 
 }
 
 /** The fields a user set: flags left out (undefined) and switches left off (false) are not sent. */
-export function setFields(fields: Record<string, unknown>): Record<string, unknown> {
+function setFields(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
 }
 

@@ -18,7 +18,7 @@ export function tableOptions(flags: {columns?: string; wide?: boolean}, notice: 
 }
 
 /** "left out to fit: a, b and 12 more (--wide, or --columns)", on one line of the terminal. */
-export function hiddenNotice(hidden: string[], width: number): string {
+function hiddenNotice(hidden: string[], width: number): string {
   const tail = ' (--wide, or --columns)'
   for (let named = hidden.length; named > 0; named--) {
     const rest = hidden.length - named

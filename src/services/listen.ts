@@ -11,7 +11,7 @@ import {UsageError} from '../errors.js'
 
 /** Documented in `listen --help`: a fixed port, so a notifyUrl written once keeps working. */
 export const DEFAULT_LISTEN_PORT = 8787
-export const CALLBACK_PATH = '/notify'
+const CALLBACK_PATH = '/notify'
 const MAX_BODY_BYTES = 1024 * 1024
 // Under the platform's 15 s attempt timeout, so that it hears our 502 instead of timing out.
 const FORWARD_TIMEOUT_MS = 10_000
@@ -239,7 +239,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
 }
 
 /** A matcher for `--events pay.success,refund.*`; callbacks without an event name (easy_pay) always pass. */
-export function eventFilter(patterns: string[] | undefined): (event: string | undefined) => boolean {
+function eventFilter(patterns: string[] | undefined): (event: string | undefined) => boolean {
   if (!patterns || patterns.length === 0) return () => true
   const regexes = patterns.map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`))
   return (event) => event === undefined || regexes.some((r) => r.test(event))

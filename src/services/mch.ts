@@ -114,7 +114,7 @@ async function allRefunds(config: ManagementConfig, filters: RefundFilters, opti
   }
 }
 
-export async function refundById(config: ManagementConfig, id: string): Promise<JsonObject> {
+async function refundById(config: ManagementConfig, id: string): Promise<JsonObject> {
   const answer = await managementCall(config, {method: 'GET', path: '/mch/order/refund/get-by-id', auth: true, query: {id}})
   return answer.data as JsonObject
 }

@@ -10,13 +10,13 @@ import {keyFingerprint, KeyFormatError, loadPrivateKey, loadPublicKey} from '../
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
-export function checkProfileName(name: string): void {
+function checkProfileName(name: string): void {
   if (!NAME.test(name)) throw new UsageError(`profile name "${name}": use letters, digits, _ . - (at most 64)`)
   if (name === LOCAL_PROFILE) throw new UsageError('"local" is the built-in local sandbox profile; choose another name')
 }
 
 /** `~/keys/a.pem` as the shell would expand it: prompts and `--flag=~/...` get no shell expansion. */
-export function expandHome(path: string): string {
+function expandHome(path: string): string {
   return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path
 }
 
@@ -112,7 +112,7 @@ async function existing(store: ProfileStore, name: string): Promise<string> {
 }
 
 /** The profile a command names: --profile, else UNIPAY_PROFILE, else the active one; it must exist. */
-export async function profileInForce(store: ProfileStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+async function profileInForce(store: ProfileStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
   return existing(store, flag ?? (env.UNIPAY_PROFILE || undefined) ?? (await store.activeName()))
 }
 
@@ -128,7 +128,7 @@ export async function removeProfile(store: ProfileStore, name: string): Promise<
 }
 
 /** Safe facts about the keys of a stored profile: fingerprints, never the keys. */
-export function keyFacts(profile: Profile): Record<string, string> {
+function keyFacts(profile: Profile): Record<string, string> {
   const facts: Record<string, string> = {}
   const describe = (label: string, load: () => Parameters<typeof keyFingerprint>[0]) => {
     try {

@@ -252,7 +252,7 @@ async function runningOnly({location, notice}: SandboxUse): Promise<SandboxRunti
   return runtime
 }
 
-export interface RequestsQuery {
+interface RequestsQuery {
   limit: number
   /** Only requests whose answer was not a success, the last `limit` of them. */
   failed: boolean

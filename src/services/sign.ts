@@ -35,7 +35,7 @@ function signEpayV2(params: Record<string, string>, key: KeyObject): Signed {
 export type Unsigned = {scheme: 'unipay'; body: JsonObject} | {scheme: 'epay-v1' | 'epay-v2'; params: Record<string, string>}
 
 /** The keys a scheme may need, each read only when asked (reading the local profile starts the sandbox). */
-export interface SigningKeys {
+interface SigningKeys {
   privateKey(): Promise<KeyObject>
   /** V1's MD5 key, and whether it is appended directly (the rule) or as `&key=`. */
   md5Key(): Promise<{key: string; form: 'direct' | 'param'}>

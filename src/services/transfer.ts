@@ -44,7 +44,7 @@ export async function createTransfer(client: ClientConfig, fields: Record<string
   )
 }
 
-export type TransferRef = {transferNo?: string; bizTransferNo?: string; channel?: string}
+type TransferRef = {transferNo?: string; bizTransferNo?: string; channel?: string}
 
 export async function queryTransfer(client: ClientConfig, ref: TransferRef, options: CallOptions = {}): Promise<CallResult<TransferOrderResult>> {
   return call(client, endpoints.queryTransfer, ref, options)

@@ -17,7 +17,7 @@ interface LockHolder {
   token: string
 }
 
-export interface JournalLock {
+interface JournalLock {
   release(): void
   /** Set when a lock left by a process that is gone was taken over: what to tell the user. */
   tookOver?: string
