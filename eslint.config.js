@@ -39,6 +39,7 @@ export default tseslint.config(
   {
     files: ['**/*.cjs'],
     languageOptions: {sourceType: 'commonjs', globals: {module: 'writable', require: 'readonly'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {
     // Tests read loosely typed JSON answers (`body.data.x`) and assert on them
