@@ -281,6 +281,38 @@ describe('V2 submit, a browser path', () => {
   })
 })
 
+describe('notify_url and return_url the sandbox would call or show (as /unipay/* notifyUrl, returnUrl)', () => {
+  const own = () => new URL(t.sandbox.url).host
+  const order = (extra: Record<string, string>) => ({type: 'alipay', out_trade_no: unique('U'), name: 'VIP', money: '1.00', ...extra})
+
+  it('V1 mapi.php: code -1 with a msg naming the parameter; nothing is created', async () => {
+    const atSandbox = order({notify_url: `http://${own()}/dashboard`})
+    const refused = await send(`${V1}mapi.php`, v1(atSandbox))
+    expect(refused.body).toMatchObject({code: -1, msg: `notify_url: must not point at the sandbox itself (${own()})`})
+    expect(await methodOf(atSandbox.out_trade_no)).toBeUndefined()
+    const localhost = await send(`${V1}mapi.php`, v1(order({return_url: `http://localhost:${new URL(t.sandbox.url).port}/epay/pay/x`})))
+    expect(localhost.body).toMatchObject({code: -1, msg: `return_url: must not point at the sandbox itself (${own()})`})
+    const userinfo = await send(`${V1}mapi.php`, v1(order({notify_url: 'http://user:secret@shop.example.com/notify'})))
+    expect(userinfo.body).toMatchObject({code: -1, msg: 'notify_url: must not carry a user name or password'})
+  })
+
+  it('V2 create: a non-zero code in a signed answer', async () => {
+    const atSandbox = order({method: 'web', notify_url: `http://[::1]:${new URL(t.sandbox.url).port}/_sandbox/pay`})
+    expect(await v2Call('create', atSandbox)).toMatchObject({code: 10506, msg: `notify_url: must not point at the sandbox itself (${own()})`})
+    expect(await methodOf(atSandbox.out_trade_no)).toBeUndefined()
+    expect(await v2Call('create', order({method: 'web', return_url: 'https://bank.example.com@shop.example.com/'}))).toMatchObject({code: 10506, msg: 'return_url: must not carry a user name or password'})
+  })
+
+  it('submit (V1 and V2): an HTML page (HTTP 400) for the payer', async () => {
+    const v1Page = await send(`${V1}submit.php`, v1(order({notify_url: `http://127.0.0.1:${new URL(t.sandbox.url).port}/notify`})))
+    expect(v1Page).toMatchObject({status: 400, type: expect.stringMatching(/^text\/html/)})
+    expect(v1Page.text).toContain(`notify_url: must not point at the sandbox itself (${own()})`)
+    const v2Page = await send(`${V2}submit`, v2(order({return_url: 'http://user:secret@shop.example.com/back'})))
+    expect(v2Page).toMatchObject({status: 400, type: expect.stringMatching(/^text\/html/)})
+    expect(v2Page.text).toContain('return_url: must not carry a user name or password')
+  })
+})
+
 describe('after `sandbox clock advance 2h`, every V2 timestamp is still the real time', () => {
   let moved: TestSandbox
   beforeAll(async () => {
