@@ -132,6 +132,19 @@ describe('V1 clients (code 1 on success, -1 with the cause on failure)', () => {
     expect(wrongKey.body).toMatchObject({code: -1, msg: expect.stringContaining('it has whitespace around it')})
   })
 
+  it('an unknown path or method under V1 fails as V1 fails (code -1), naming the path and V1\'s paths', async () => {
+    const paths = '/epay/api/v1/submit.php, /epay/api/v1/mapi.php, /epay/api/v1/api.php'
+    const refund = await send(`${V1}refund.php`, v1({out_trade_no: unique('P'), money: '1.00'}))
+    expect(refund).toMatchObject({status: 404, type: expect.stringMatching(/^application\/json/)})
+    expect(refund.body).toEqual({code: -1, msg: `no V1 path /epay/api/v1/refund.php: V1 answers at ${paths}`, data: null})
+    const bare = await fetch(`${t.sandbox.url}/epay/api/v1?act=order`)
+    expect(bare.status).toBe(404)
+    expect(await bare.json()).toMatchObject({code: -1, msg: `no V1 path /epay/api/v1: V1 answers at ${paths}`})
+    const put = await fetch(`${t.sandbox.url}${V1}mapi.php`, {method: 'PUT', body: ''})
+    expect(put.status).toBe(405)
+    expect(await put.json()).toMatchObject({code: -1, msg: 'PUT is not allowed: use GET (query) or POST (form)'})
+  })
+
   it('the notification echoes the word sent (MD5, as the client verifies it)', async () => {
     const receiver = await notifyReceiver()
     try {
