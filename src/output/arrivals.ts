@@ -4,7 +4,7 @@ import {printable} from '../protocol/printable.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {Arrival} from '../services/listen.js'
 import {money, shown} from './format.js'
-import {displayWidth, terminalWidth} from './table.js'
+import {displayWidth, terminalWidth, truncate} from './table.js'
 
 const COLUMNS: [header: string, width: number][] = [
   ['GMT+8', 8],
@@ -20,6 +20,9 @@ const NUMBERS_AT = COLUMNS.reduce((sum, [, width]) => sum + width + 1, 0)
 
 // Every value here but the time came from the sender: one line each, so none can fake a row.
 const oneLine = (text: string) => printable(text.replace(/\s+/g, ' ').trim())
+// and at most this many columns on the row (the JSON line and --print-body have it whole)
+const MAX_VALUE_WIDTH = 40
+const cell = (text: string) => truncate(oneLine(text), MAX_VALUE_WIDTH)
 const cells = (values: string[]) => values.map((value, i) => value.padEnd(COLUMNS[i][1])).join(' ')
 
 export function arrivalHeader(): string {
@@ -54,16 +57,16 @@ function numbersColumn(numbers: string[], width: number): {first: string; more: 
 export function arrivalRow(arrival: Arrival, printBody: boolean, width = terminalWidth()): string {
   const {answer, forward} = arrival
   const answerText = answer.body.length <= 7 ? `${answer.status} ${oneLine(answer.body)}` : String(answer.status)
-  const numbers = Object.entries(arrival.numbers).map(([key, value]) => `${key}=${oneLine(value)}`)
+  const numbers = Object.entries(arrival.numbers).map(([key, value]) => `${cell(key)}=${cell(value)}`)
   const why = arrival.reason ?? (forward?.error ? `forward to ${forward.url} failed: ${forward.error}` : undefined)
   const {first, more} = numbersColumn(numbers, width)
   const lines = [
     `${cells([
       formatGmt8(new Date(arrival.time)).slice(11),
       arrival.protocol,
-      oneLine(arrival.event ?? '-'),
-      oneLine(arrival.status ?? '-'),
-      arrival.amount === undefined ? '-' : oneLine(shown(money(arrival.amount), true)),
+      cell(arrival.event ?? '-'),
+      cell(arrival.status ?? '-'),
+      arrival.amount === undefined ? '-' : cell(shown(money(arrival.amount), true)),
       arrival.verified ? 'yes' : 'NO',
       answerText,
     ])} ${first}`.trimEnd(),
