@@ -21,6 +21,7 @@ import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {startListen} from '../helpers/listen.js'
+import {onTerminal} from '../helpers/pty.js'
 import {waitFor} from '../helpers/sandbox.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -100,6 +101,19 @@ describe('sandbox logs', () => {
     expect((await c.json(['sandbox', 'balance', '--set-yuan', '12'])).body.data.balance).toBe(1200)
     const {body} = await c.json(['sandbox', 'logs'])
     expect(body.data.some((e: any) => e.path === '/_sandbox/balance' && e.status === 200)).toBe(true)
+  })
+})
+
+describe('sandbox start and sandbox balance', () => {
+  it('piped: labelled lines of raw values (label<TAB>value); on a terminal: aligned, the balance in yuan beside its cents', async () => {
+    const start = await c.run(['sandbox', 'start'])
+    expect(start.code).toBe(0)
+    const {url, pid} = (await c.json(['sandbox', 'status'])).body.data
+    expect(start.stdout).toBe(`url\t${url}\npid\t${pid}\n`)
+    const balance = await c.run(['sandbox', 'balance', '--set-yuan', '12.5'])
+    expect(balance.stdout).toBe('mchNo\tM1000000001\nbalance\t1250\n')
+    expect((await onTerminal(['sandbox', 'start'], c.env, 80)).output).toMatch(new RegExp(`^url +${url}\npid +${pid}\n`, 'm'))
+    expect((await onTerminal(['sandbox', 'balance'], c.env, 80)).output).toMatch(/^mchNo +M1000000001\nbalance +1250 \(¥12\.50\)\n/m)
   })
 })
 
