@@ -89,7 +89,7 @@ describe('listen', () => {
     }
   }, 30_000)
 
-  for (const columns of [100, 160]) {
+  for (const columns of [80, 100, 160]) {
     it(`a verified callback's row fits ${columns} columns (numbers under their column, never wrapped by the terminal)`, async () => {
       const t = terminal(['listen', '--port', '0'], {env: c.env, columns})
       try {
