@@ -3,13 +3,13 @@
 // run as written), and the request log that explains a refused signature.
 import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {getEventListeners} from 'node:events'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 import {generateRsaKeyPair} from '../../src/protocol/keys.js'
@@ -144,6 +144,59 @@ describe('sandbox start --foreground', () => {
       rmSync(dataDir, {recursive: true, force: true})
     }
   }, 40_000)
+})
+
+describe('sandbox start --foreground while it starts', () => {
+  it('holds the start lock a background start takes: a command run meanwhile uses this sandbox, it starts no second one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'unipay-fg-'))
+    const gate = mkdtempSync(join(tmpdir(), 'unipay-gate-'))
+    // every sandbox daemon started with this environment says it is there, then waits at its start until the gate opens
+    const hold = join(gate, 'hold.mjs')
+    writeFileSync(hold, [
+      "import {existsSync, writeFileSync} from 'node:fs'",
+      "if (process.argv[1]?.endsWith('/sandbox/main.js')) {",
+      `  writeFileSync(${JSON.stringify(join(gate, 'held-'))} + process.pid, '')`,
+      `  while (!existsSync(${JSON.stringify(join(gate, 'open'))})) await new Promise((resolve) => setTimeout(resolve, 20))`,
+      '}',
+    ].join('\n'))
+    const env = {...c.env, NODE_OPTIONS: `--import=${pathToFileURL(hold).href}`}
+    const held = () => readdirSync(gate).filter((name) => name.startsWith('held-')).map((name) => Number(name.slice(5)))
+    const run = (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
+      const output = {stdout: '', stderr: ''}
+      child.stdout.on('data', (d) => (output.stdout += d))
+      child.stderr.on('data', (d) => (output.stderr += d))
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      return {child, output, exited}
+    }
+    const foreground = run(['sandbox', 'start', '--foreground', '--port', '0', '--data-dir', dataDir])
+    try {
+      await waitFor(() => held().length === 1, 20_000)
+      // its daemon is starting: no runtime file yet
+      const second = run(['sandbox', 'start', '--data-dir', dataDir, '--json'])
+      await waitFor(() => /waiting for the local sandbox|starting the local sandbox in the background/.test(second.output.stderr), 20_000)
+      writeFileSync(join(gate, 'open'), '')
+      expect(await second.exited, second.output.stderr).toBe(0)
+      const runtime = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'runtime.json'), 'utf8'))
+      expect(JSON.parse(second.output.stdout).data).toMatchObject({started: false, pid: runtime.pid})
+      expect(held()).toEqual([runtime.pid])
+      expect(second.output.stderr).toContain(`waiting for the local sandbox that another command is starting for ${dataDir}`)
+      foreground.child.kill('SIGTERM')
+      expect(await foreground.exited).toBe(0)
+    } finally {
+      writeFileSync(join(gate, 'open'), '')
+      foreground.child.kill('SIGKILL')
+      for (const pid of held()) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // already stopped
+        }
+      }
+      rmSync(dataDir, {recursive: true, force: true})
+      rmSync(gate, {recursive: true, force: true})
+    }
+  }, 60_000)
 })
 
 describe('sandbox trigger and listen --events', () => {
