@@ -346,6 +346,11 @@ describe('every sandbox command reaches the sandbox the user started', () => {
       expect(started.started).toBe(true)
       expect((await own.json(['sandbox', 'credentials', '--data-dir', dir])).body.data.baseUrl).toBe(started.url)
       expect((await own.json(['sandbox', 'credentials'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data.baseUrl).toBe(started.url)
+      // profile show names the sandbox a call would use
+      expect((await own.json(['profile', 'show'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data).toMatchObject({name: 'local', baseUrl: started.url})
+      const shownAlone = await own.json(['profile', 'show'])
+      expect(shownAlone.body.data.baseUrl).toBe(started.url)
+      expect(shownAlone.stderr).toContain(`using the sandbox running for ${dir}`)
       const alone = await own.json(['sandbox', 'credentials'])
       expect(alone.body.data.baseUrl).toBe(started.url)
       expect(alone.stderr).toContain(`using the sandbox running for ${dir} (pid ${started.pid}, ${started.url})`)
@@ -356,6 +361,11 @@ describe('every sandbox command reaches the sandbox the user started', () => {
       expect(second.body.data.url).not.toBe(started.url)
       expect(second.stderr).toContain(`starting a second sandbox, for ${join(own.env.XDG_DATA_HOME!, 'unipay')}: another runs for ${dir}`)
       expect((await own.json(['sandbox', 'credentials'])).body.data.baseUrl).toBe(second.body.data.url)
+      // with a sandbox of its own running too, UNIPAY_SANDBOX_DIR still chooses, for a call and for profile show alike
+      const called = await own.json(['query', 'pay', '--order-no', 'DP1', '--debug'], {env: {UNIPAY_SANDBOX_DIR: dir}})
+      expect(called.stderr).toContain(`POST ${started.url}/unipay/query/pay-order`)
+      expect((await own.json(['profile', 'show'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data.baseUrl).toBe(started.url)
+      expect((await own.json(['profile', 'show'])).body.data.baseUrl).toBe(second.body.data.url)
     } finally {
       await own.run(['sandbox', 'stop', '--data-dir', dir])
       rmSync(dir, {recursive: true, force: true})
