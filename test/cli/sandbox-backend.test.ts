@@ -269,6 +269,20 @@ function foreground(command: string, options: {cwd: string; env: NodeJS.ProcessE
   })
 }
 
+describe('README: "Testing your own backend ... against the sandbox"', () => {
+  it('names every setting `sandbox credentials` prints, and no file the credentials do not name', async () => {
+    const printed = (await c.run(['sandbox', 'credentials'])).stdout
+    const labels = [...printed.matchAll(/^(\w+)\t/gm)].map((match) => match[1])
+    expect(labels).toEqual(expect.arrayContaining(['baseUrl', 'merchantPrivateKeyBase64File', 'epayPid', 'epayV1Md5KeyFile']))
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const from = readme.indexOf('### Testing your own backend')
+    const section = readme.slice(from, readme.indexOf('\n## ', from))
+    const named = new Set([...section.matchAll(/`(\w+)`/g)].map((match) => match[1]))
+    expect(labels.filter((label) => !named.has(label))).toEqual([])
+    expect([...named].filter((name) => name.endsWith('File') && !labels.includes(name))).toEqual([])
+  })
+})
+
 describe('README: "Use the sandbox from your own backend", run as written', () => {
   // Every `sh` line of the section runs in order, in bash, in an empty folder, with `unipay` on
   // PATH (bin/run.js) and this test's private HOME. The recipe's ports (8720 the sandbox, 8730
