@@ -7,7 +7,7 @@ import type * as OclifFlags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {CallResult, ClientConfig, SignedRequest} from '../client/pipeline.js'
-import {InterruptedError, UnipayError, UsageError} from '../errors.js'
+import {BUG_HINT, EXIT_BUG, InterruptedError, UnipayError, UsageError} from '../errors.js'
 import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
@@ -54,9 +54,6 @@ export interface RunContext {
   profile: ResolvedProfile
   client: ClientConfig
 }
-
-const EXIT_BUG = 70
-const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
 
 export abstract class BaseCommand extends Command {
   static baseFlags = {
