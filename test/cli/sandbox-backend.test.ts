@@ -35,6 +35,19 @@ afterAll(async () => {
   await c.cleanup()
 })
 
+describe('sandbox credentials and status, piped', () => {
+  it('print only label<TAB>value lines: the platform key as its bare Base64 line, no PEM block', async () => {
+    const creds = (await c.json(['sandbox', 'credentials'])).body.data
+    for (const args of [['sandbox', 'credentials'], ['sandbox', 'status']]) {
+      const {stdout, code} = await c.run(args)
+      expect(code).toBe(0)
+      const lines = stdout.trimEnd().split('\n')
+      for (const line of lines) expect(line, args.join(' ')).toMatch(/^[A-Za-z][A-Za-z0-9]*\t/)
+      expect(lines, args.join(' ')).toContain(`platformPublicKey\t${creds.platformPublicKey}`)
+    }
+  })
+})
+
 describe('sandbox credentials', () => {
   it('names what a third-party client needs, files by path, never a secret', async () => {
     const {code, body} = await c.json(['sandbox', 'credentials'])
