@@ -9,7 +9,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {ClientConfig, SignedRequest} from '../client/pipeline.js'
 import type {UnsignedRequest} from '../client/unsigned.js'
-import {InterruptedError, UnipayError, UsageError} from '../errors.js'
+import {BUG_HINT, EXIT_BUG, InterruptedError, UnipayError, UsageError} from '../errors.js'
 import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
@@ -61,9 +61,6 @@ interface RunContext {
   profile: ResolvedProfile
   client: ClientConfig
 }
-
-const EXIT_BUG = 70
-const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
 
 export abstract class BaseCommand extends Command {
   static baseFlags = {

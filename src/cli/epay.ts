@@ -92,20 +92,34 @@ export type EpaySubmitResult = {location: string; outTradeNo: string; httpStatus
 export abstract class EpayCommand extends BaseCommand {
   /** The module's settings in force: pid (else mchNo), MD5 key (file > profile), keys, the switches. */
   protected async epayContext(flags: Partial<Flag<typeof apiFlags>> & {'md5-key-file'?: string}): Promise<{profile: ResolvedProfile; config: EpayConfig; swapped: boolean}> {
-    const {profile, client} = await this.context(flags, {started: true})
+    // a local sandbox that is not running starts on the first call, once the input is checked
+    const context = await this.context(flags)
+    const {profile, client} = context
     const file = flags['md5-key-file']
-    const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile.settings.md5Key
-    if (file && !md5Key) throw new UsageError(`--md5-key-file: ${file} is empty`)
+    const fileKey = file ? readText(`@${file}`, '--md5-key-file').trim() : undefined
+    if (file && !fileKey) throw new UsageError(`--md5-key-file: ${file} is empty`)
+    // what the sandbox fills in once started (address, merchant, keys), read again after connecting
+    const started = () => ({
+      baseUrl: context.client.baseUrl,
+      pid: context.profile.settings.pid || context.profile.settings.mchNo,
+      md5Key: fileKey ?? context.profile.settings.md5Key,
+      privateKey: context.client.privateKey,
+      platformKey: context.client.platformKey,
+    })
     const config: EpayConfig = {
-      baseUrl: client.baseUrl,
-      pid: profile.settings.pid || profile.settings.mchNo,
-      md5Key,
+      ...started(),
       md5KeyForm: profile.settings.md5KeyAppendForm === 'key-param' ? 'param' : 'direct',
-      privateKey: client.privateKey,
-      platformKey: client.platformKey,
       verify: client.verify,
       timeoutMs: client.timeoutMs,
       debug: client.debug,
+    }
+    const connect = client.connect
+    if (connect) {
+      config.connect = async () => {
+        delete config.connect
+        await connect()
+        Object.assign(config, started())
+      }
     }
     return {profile, config, swapped: profile.settings.epayTypeMethodSwapped === 'true'}
   }

@@ -30,6 +30,8 @@ export interface EpayConfig {
   timeoutMs?: number
   debug?: (line: string) => void
   now?: () => Date
+  /** Set while the local sandbox waits to be started: fills in the address, pid and keys on the first call (see ClientConfig). */
+  connect?: () => Promise<void>
 }
 
 export interface EpayRequest {
@@ -110,6 +112,8 @@ export function buildEpayRequest(config: EpayConfig, spec: EpayCallSpec): EpayRe
 }
 
 export async function epayCall(config: EpayConfig, spec: EpayCallSpec, options: {dryRun?: boolean} = {}): Promise<EpayResult> {
+  // the services checked the input before calling: bad input starts nothing
+  await config.connect?.()
   let request = buildEpayRequest(config, spec)
   if (request.canonicalString !== undefined) config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}

@@ -69,6 +69,14 @@ describe('verify --callback, easy_pay', () => {
     expect(JSON.stringify(keyParam.body)).not.toContain(md5Key)
   })
 
+  it('explains a failure of a notification with many fields at once: the diagnosis is bounded (it was quadratic in their number)', async () => {
+    // 30,000 parameters added to a signed notification, about 300 KB of query string
+    const padding = Array.from({length: 30_000}, (_, i) => `k${i}=v`).join('&')
+    const hostile = await c.run(['verify', '--callback', '--data', `@${file('many.txt', `${query(md5Notify)}&${padding}`)}`, '--md5-key-file', keyFile])
+    expect(hostile.code).toBe(3)
+    expect(hostile.stderr).toContain('signature does not verify: the string to sign is over 64 KB: not diagnosed further (the parameters were changed after signing, or another MD5 key signed them)')
+  })
+
   it('takes the MD5 key from the profile, and says how to give one when there is none', async () => {
     expect((await c.run(['profile', 'add', 'shop', '--environment', 'sandbox', '--base-url', 'https://pay.example.com', '--mch-no', 'M1', '--platform-public-key-file', platformFile, '--private-key-file', merchantPrivateFile])).code).toBe(0)
     expect((await c.run(['profile', 'set', 'md5Key', '-', '--profile', 'shop'], {input: md5Key})).code).toBe(0)

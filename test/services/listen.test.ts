@@ -201,6 +201,18 @@ describe('easy_pay callbacks', () => {
     expect(JSON.stringify(arrivals[0])).not.toContain(md5Key)
   })
 
+  it('answers easy_pay notifications with many fields at once, one after another: the diagnosis is bounded (it was quadratic in their number)', async () => {
+    const {url, arrivals} = await listener({now: () => new Date(Number(rsaNotify.timestamp) * 1000)})
+    // as long a query as a request line may be (16 KB): about 1,800 parameters added to a signed V2 notification
+    const padding = Array.from({length: 1_800}, (_, i) => `k${i}=v`).join('&')
+    for (let i = 0; i < 100; i++) {
+      const answer = await fetch(`${url}?${new URLSearchParams(rsaNotify).toString()}&${padding}`)
+      expect(answer.status).toBe(400)
+    }
+    expect(arrivals[0].reason).toMatch(/^no common variant verifies/)
+    expect(await get(url, rsaNotify)).toEqual({status: 200, text: 'success'})
+  })
+
   it('does not acknowledge an MD5 notification without an MD5 key', async () => {
     const {url, arrivals} = await listener({md5Key: undefined})
     expect((await get(url, md5Notify)).status).toBe(400)

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {BaseCommand, profileFlags} from '../../cli/base.js'
 import {ConfigError} from '../../errors.js'
-import {readRuntime} from '../../local-sandbox/control.js'
+import {findRunning, locateSandbox} from '../../local-sandbox/control.js'
 import {renderRecord} from '../../output/table.js'
 import {LOCAL_PROFILE} from '../../profiles/model.js'
 import {describeProfile} from '../../services/profiles.js'
@@ -22,7 +22,8 @@ export default class ProfileShow extends BaseCommand {
     const name = args.name ?? flags.profile ?? (process.env.UNIPAY_PROFILE || undefined) ?? active
     const stored = await store.get(name)
     if (!stored && name !== LOCAL_PROFILE) throw new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)
-    const runtime = name === LOCAL_PROFILE ? readRuntime(this.config.dataDir) : undefined
+    // the sandbox a call would use: UNIPAY_SANDBOX_DIR's, else this CLI's, else the one running for another folder
+    const runtime = name === LOCAL_PROFILE ? await findRunning(locateSandbox(this.config.dataDir), (m) => this.notice(m)) : undefined
     const facts = describeProfile(
       name,
       stored ?? {environment: 'local'},

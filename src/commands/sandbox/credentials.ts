@@ -33,7 +33,8 @@ export default class SandboxCredentials extends BaseCommand {
       const {platformPublicKeyPem, merchants, ...rest} = credentials
       const units = merchants.map((m) => `${m.mchNo} ${m.allocAmountUnit}`).join(', ') // each merchant's, this one first
       this.io.out(renderRecord(Object.entries({...rest, allocAmountUnit: units}).map(([k, v]) => [k, String(v ?? '')]), this.io.stdoutTty))
-      this.io.out(platformPublicKeyPem)
+      // piped: the key is its bare Base64 line above; the PEM block is for a person to copy
+      if (this.io.stdoutTty) this.io.out(platformPublicKeyPem)
     })
   }
 }
