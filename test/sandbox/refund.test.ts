@@ -1,20 +1,11 @@
 import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
-import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let receiver: Receiver
-beforeAll(async () => {
-  t = await testSandbox({timeScale: 5, tokenTtlSeconds: 600})
-  receiver = await callbackReceiver()
-})
-afterAll(async () => {
-  await receiver.close()
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox({timeScale: 5, tokenTtlSeconds: 600})
+const receiver = useCallbackReceiver()
 
 let seq = 0
 async function paidOrder(amount = 100): Promise<{orderNo: string; bizOrderNo: string; tradeNo: string}> {
