@@ -131,6 +131,15 @@ export interface Receiver {
   close(): Promise<void>
 }
 
+/** A port free right now on loopback (nothing listens on it until someone takes it). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const {port} = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
 /** A merchant's callback endpoint on a random port. */
 export async function callbackReceiver(): Promise<Receiver> {
   const receiver: Omit<Receiver, 'url' | 'close'> = {received: [], answers: []}
