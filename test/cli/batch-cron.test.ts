@@ -223,7 +223,8 @@ describe('rows left processing', () => {
     child.stderr.on('data', (d) => (stderr += d))
     const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)))
     const transferNo = await waitFor(() => journalSoFar(file).find((l) => l.type === 'result')?.transferNo)
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // the payee confirms once the run is following the row: it has said so
+    await waitFor(() => stderr.includes('waiting up to 10m for 1 processing row'))
     await confirm(transferNo)
     expect(await exited).toBe(0)
     expect(JSON.parse(stdout)).toMatchObject({ok: true, data: {counts: {success: 1, processing: 0}}})
