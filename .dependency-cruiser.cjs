@@ -1,11 +1,10 @@
 // The architecture's import rules, checked on every `npm test` by `npm run layers`. The edges
 // between parts of src/ are an allow-list, written in layers.cjs: an import between parts that is
 // not listed there is an error (docs/ARCHITECTURE.md, "Layers", says what layers.cjs says).
-const {allowed, exceptions} = require('./layers.cjs')
+const {allowed} = require('./layers.cjs')
 
 /** A path pattern for a part of src/: a folder, or a file at its top. */
 const partPath = (part) => (part.endsWith('.ts') ? `^src/${part.replace(/\./g, '\\.')}$` : `^src/${part}/`)
-const exactPath = (path) => `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -23,7 +22,6 @@ module.exports = {
           : {comment: `${from} -> ${target.part} (types only)`, from: {path: partPath(from)}, to: {path: partPath(target.part), dependencyTypes: ['type-only']}},
       ),
     ]),
-    ...exceptions.map(({from, to, why}) => ({comment: `exception: ${why}`, from: {path: exactPath(from)}, to: {path: exactPath(to)}})),
   ],
   allowedSeverity: 'error',
   forbidden: [

@@ -24,12 +24,6 @@ export default tseslint.config(
     // oclif's index loads the whole of oclif at start-up: commands take Flags and Args from
     // cli/base.ts (its light entry points). A type-only import costs nothing at run time.
     files: ['src/**/*.ts'],
-    // These still import the index: they belong to a branch in flight when this rule came (issue 29);
-    // move them to cli/base.ts's Flags and Args, then drop this list.
-    ignores: [
-      'src/cli/epay.ts', 'src/commands/epay/**', 'src/commands/listen.ts', 'src/commands/profile/show.ts',
-      'src/commands/sandbox/balance.ts', 'src/commands/sandbox/start.ts',
-    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [{name: '@oclif/core', allowTypeImports: true, message: 'import Flags and Args from cli/base.ts: oclif\'s index loads the whole of oclif at start-up'}],

@@ -37,16 +37,4 @@ const allowed = {
   'errors.ts': [{part: 'protocol', typesOnly: true}],
 }
 
-/**
- * Single files allowed an edge their part is not, until they are moved: each is a debt, named
- * with what settles it.
- */
-const exceptions = [
-  {
-    from: 'src/commands/profile/show.ts',
-    to: 'src/local-sandbox/control.ts',
-    why: 'reads the sandbox runtime itself; settled when services/profiles.ts describes the local profile (issue 29)',
-  },
-]
-
-module.exports = {parts, allowed, exceptions}
+module.exports = {parts, allowed}

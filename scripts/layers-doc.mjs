@@ -6,7 +6,7 @@ import {createRequire} from 'node:module'
 import {fileURLToPath} from 'node:url'
 
 const require = createRequire(import.meta.url)
-const {parts, allowed, exceptions} = require('../layers.cjs')
+const {parts, allowed} = require('../layers.cjs')
 
 export const DOC = fileURLToPath(new URL('../docs/ARCHITECTURE.md', import.meta.url))
 export const BEGIN = '<!-- layers: written from layers.cjs by `node scripts/layers-doc.mjs`; edit that file, not this table -->'
@@ -20,14 +20,11 @@ export function layersSection() {
     const targets = allowed[part].map((target) => (typeof target === 'string' ? name(target) : `${name(target.part)} (types only)`))
     return `| ${name(part)} | ${targets.join(', ') || 'nothing in src/'} | ${what} |`
   })
-  const debts = exceptions.map(({from, to, why}) => `- \`${from}\` → \`${to}\`: ${why}`)
   return [
     BEGIN,
     '| part of src/ | may import (besides itself) | what it is |',
     '| --- | --- | --- |',
     ...rows,
-    '',
-    ...(debts.length ? ['Exceptions, each a debt to settle:', '', ...debts] : ['No exceptions.']),
     END,
   ].join('\n')
 }

@@ -3,7 +3,9 @@
 // from another file of src/ or test/ (a test exercising a part of a module counts), found as an
 // editor finds references (re-exports, dynamic imports and destructuring included). Not listed:
 // commands' default classes (oclif loads them) and their result types (`export type
-// NameResult`, which tests read: docs/ARCHITECTURE.md, "Adding a command"). About 20 s.
+// NameResult`, which tests read: docs/ARCHITECTURE.md, "Adding a command"), and what bin/run.js
+// takes from dist/ (`(await import('../dist/cli/uncaught.js')).handleUncaught`). About 20 s.
+import {readFileSync} from 'node:fs'
 import {relative, resolve} from 'node:path'
 import ts from 'typescript'
 
@@ -27,6 +29,9 @@ const service = ts.createLanguageService(
   ts.createDocumentRegistry(),
 )
 const program = service.getProgram()
+/** `src/PATH.ts NAME` for every `(await import('../dist/PATH.js')).NAME` of bin/run.js. */
+const bin = readFileSync(resolve(root, 'bin/run.js'), 'utf8')
+const usedByBin = new Set([...bin.matchAll(/import\('\.\.\/dist\/([\w/.-]+)\.js'\)\)\.(\w+)/g)].map(([, path, name]) => `src/${path}.ts ${name}`))
 const checker = program.getTypeChecker()
 
 const unused = []
@@ -40,6 +45,7 @@ for (const file of program.getSourceFiles()) {
     if (!declaration || declaration.getSourceFile() !== file || ts.isExportSpecifier(declaration)) continue
     if (path.startsWith('src/commands/') && (symbol.name === 'default' || symbol.name.endsWith('Result'))) continue
     if (path.startsWith('src/hooks/') && symbol.name === 'default') continue
+    if (usedByBin.has(`${path} ${symbol.name}`)) continue
     const name = ts.getNameOfDeclaration(declaration) ?? declaration
     const references = (service.findReferences(file.fileName, name.getStart()) ?? []).flatMap((entry) => entry.references)
     if (references.some((reference) => relative(root, reference.fileName) !== path)) continue

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {UsageError} from '../errors.js'
 import {arrivalHeader, arrivalJson, arrivalRow} from '../output/arrivals.js'
 import {keyFingerprint} from '../protocol/keys.js'

@@ -2,11 +2,12 @@
 // background process; the CLI finds it through the runtime file it publishes, never by import.
 import {spawn, type ChildProcess} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {CONTROL_SECRET_HEADER, sandboxDir, sandboxPortFile, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {PlatformError, TransportError, UsageError} from '../errors.js'
+import {modifiedMs, processAlive} from './process.js'
 
 const DAEMON = fileURLToPath(new URL('../sandbox/main.js', import.meta.url))
 const START_TIMEOUT_MS = 20_000
@@ -90,27 +91,13 @@ export interface StartSettings {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-  // An exited daemon may linger as a zombie where nothing reaps orphans (some containers).
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
-
 /** The runtime of a sandbox whose process is alive, or undefined. */
 export function readRuntime(dataDir: string): SandboxRuntime | undefined {
   const file = sandboxRuntimeFile(dataDir)
   if (!existsSync(file)) return undefined
   try {
     const runtime = JSON.parse(readFileSync(file, 'utf8')) as SandboxRuntime
-    return alive(runtime.pid) ? runtime : undefined
+    return processAlive(runtime.pid) ? runtime : undefined
   } catch {
     return undefined
   }
@@ -208,7 +195,7 @@ async function takeStartLock(dataDir: string, deadline: number, notice: (message
       closeSync(openSync(lock, 'wx'))
       return undefined
     } catch {
-      if (Date.now() - statMtime(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
+      if (Date.now() - modifiedMs(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
       const other = readRuntime(dataDir)
       if (other && (await responds(other.url))) return other
       if (Date.now() > deadline) throw new TransportError(`the local sandbox did not start within ${START_TIMEOUT_MS / 1000}s`)
@@ -222,7 +209,7 @@ async function takeStartLock(dataDir: string, deadline: number, notice: (message
 /** The running sandbox once it answers; a TransportError naming it when it stays silent past the deadline. */
 async function answering(runtime: SandboxRuntime, deadline: number): Promise<SandboxRuntime> {
   while (Date.now() < deadline) {
-    if (!alive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
+    if (!processAlive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
     if (await responds(runtime.url)) return runtime
     await sleep(100)
   }
@@ -230,7 +217,7 @@ async function answering(runtime: SandboxRuntime, deadline: number): Promise<San
 }
 
 /** The port the sandbox last listened on, if any. */
-export function rememberedPort(dataDir: string): number | undefined {
+function rememberedPort(dataDir: string): number | undefined {
   try {
     const port = Number(readFileSync(sandboxPortFile(dataDir), 'utf8').trim())
     return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined
@@ -300,14 +287,6 @@ async function published(dataDir: string, daemon: ChildProcess, deadline: number
   }
 }
 
-function statMtime(file: string): number {
-  try {
-    return statSync(file).mtimeMs
-  } catch {
-    return Date.now()
-  }
-}
-
 function isSandboxProcess(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(DAEMON)
@@ -326,7 +305,7 @@ export async function stopSandbox(dataDir: string): Promise<boolean> {
   }
   process.kill(runtime.pid, 'SIGTERM')
   for (let waited = 0; waited < 5000; waited += 20) {
-    if (!alive(runtime.pid)) return true
+    if (!processAlive(runtime.pid)) return true
     await sleep(20)
   }
   process.kill(runtime.pid, 'SIGKILL')

@@ -4,6 +4,7 @@ import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {ConfigError, UsageError} from '../errors.js'
+import {findRunning, locateSandbox} from '../local-sandbox/control.js'
 import {isSecret, LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {keyFingerprint, KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
@@ -148,7 +149,7 @@ function keyFacts(profile: Profile): Record<string, string> {
  * What `profile show` prints: settings with secrets hidden and keys by file and fingerprint,
  * never key material. The local profile is described from the running sandbox, if any.
  */
-export function describeProfile(
+function describeProfile(
   name: string,
   profile: Profile,
   active: boolean,
@@ -164,6 +165,28 @@ export function describeProfile(
   // A public key is not secret, but a screen of PEM is no use: its fingerprint says which key it is.
   if (settings.platformPublicKey) settings.platformPublicKey = '(inline, see platform key)'
   return {name, active, ...settings, ...keyFacts(shown)}
+}
+
+/**
+ * `profile show`: the named profile (else --profile's, UNIPAY_PROFILE's or the active one),
+ * described as describeProfile says. The built-in local profile is described from the sandbox a
+ * call would use: UNIPAY_SANDBOX_DIR's, else the CLI's (`home`), else the one running for another
+ * folder (said in a notice).
+ */
+export async function showProfile(
+  store: ProfileStore,
+  named: string | undefined,
+  {home, env, notice}: {home: string; env: NodeJS.ProcessEnv; notice: (message: string) => void},
+): Promise<Record<string, string | boolean>> {
+  const name = await profileInForce(store, named, env)
+  const active = await store.activeName()
+  const runtime = name === LOCAL_PROFILE ? await findRunning(locateSandbox(home, undefined, env), notice) : undefined
+  return describeProfile(
+    name,
+    (await store.get(name)) ?? {environment: 'local'},
+    active === name,
+    runtime && {url: runtime.url, mchNo: runtime.merchant.mchNo, appId: runtime.merchant.appId, privateKeyFile: runtime.merchant.privateKeyFile, platformPublicKeyPem: runtime.platformPublicKeyPem},
+  )
 }
 
 /** Keeps a management session token in the profile (the built-in local one included). */
