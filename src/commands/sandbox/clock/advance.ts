@@ -15,7 +15,7 @@ export default class SandboxClockAdvance extends BaseCommand {
     'unconfirmed walletA transfers close, callback retries that fell due are sent. The offset survives a restart; ' +
     '`sandbox reset` clears it. Requests are still signed with the real time.'
   static examples = ['<%= config.bin %> sandbox clock advance 31m', '<%= config.bin %> sandbox clock advance 1d', '<%= config.bin %> sandbox clock advance 1h30m']
-  static args = {duration: Args.string({description: `how far: ${DURATION_RULE}; e.g. 31m or 1h30m`, required: true})}
+  static args = {duration: Args.string({description: `how far: ${DURATION_RULE}; e.g. 31m or 2h`, required: true})}
   static flags = {...sandboxFlags}
 
   async run(): Promise<SandboxClockAdvanceResult> {
