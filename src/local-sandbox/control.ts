@@ -2,12 +2,11 @@
 // background process; the CLI finds it through the runtime file it publishes, never by import.
 import {spawn, type ChildProcess} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {CONTROL_SECRET_HEADER, sandboxDir, sandboxPortFile, sandboxRuntimeFile, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {PlatformError, TransportError, UsageError} from '../errors.js'
-import {modifiedMs, processAlive} from './process.js'
 
 const DAEMON = fileURLToPath(new URL('../sandbox/main.js', import.meta.url))
 const START_TIMEOUT_MS = 20_000
@@ -90,6 +89,45 @@ export interface StartSettings {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// Whether a process that left its pid in a file still runs (this sandbox's runtime.json, a batch
+// journal's lock): the file may outlive it (kill -9, a restart), it may linger as a zombie where
+// nothing reaps orphans (some containers), and its pid may be used again by another process.
+
+/**
+ * Whether `pid` runs: signal 0 reaches it (or it runs as another user), it is not a zombie, and,
+ * given the start time it was recorded with, it is not another process under a pid used again.
+ */
+export function processAlive(pid: number, started?: string): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  const now = processStart(pid)
+  if (now === 'zombie') return false
+  return now === undefined || started === undefined || now === started
+}
+
+/** A process's start time in clock ticks since boot ('zombie' for one that has exited); undefined without /proc. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return fields[0] === 'Z' ? 'zombie' : fields[19]
+  } catch {
+    return undefined
+  }
+}
+
+/** When a file (a lock, a guard) was last written; now when it is gone, so that it never looks stale. */
+export function modifiedMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return Date.now()
+  }
+}
 
 /** The runtime of a sandbox whose process is alive, or undefined. */
 export function readRuntime(dataDir: string): SandboxRuntime | undefined {
