@@ -55,7 +55,7 @@ export interface ListenOptions extends CallbackKeys {
   keys?: () => Promise<CallbackKeys>
 }
 
-export interface Listener {
+interface Listener {
   /** The address to give the platform as notifyUrl. */
   notifyUrl: string
   /** The keys callbacks are verified with. */
