@@ -3,7 +3,6 @@
 // The MD5 key comes from the profile or a file, never from the command line (shell history,
 // process lists), and is never printed.
 import {join} from 'node:path'
-import {Flags} from '@oclif/core'
 import type {EpayConfig, EpayResult} from '../client/epay.js'
 import {shownParams} from '../client/epay.js'
 import {openUrl} from './open.js'
@@ -15,10 +14,10 @@ import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../proto
 import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLET_VALUES, scalarFields} from '../protocol/epay-api.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
-import {apiFlags, BaseCommand, profileFlags, type DryRun, type Flag} from './base.js'
+import {apiFlags, BaseCommand, type DryRun, type Flag, Flags, profileFlags} from './base.js'
 import {readText} from './input.js'
 
-export const md5KeyFileFlag = Flags.string({
+const md5KeyFileFlag = Flags.string({
   description: 'file holding the MD5 key (default: the profile\'s md5Key); there is no flag for the key itself, so it stays out of shell history',
   helpGroup: 'PROFILE',
 })
@@ -75,7 +74,7 @@ export function orderInput(flags: Record<string, unknown>) {
 }
 
 /** A request of the module as printed: form parameters, the V1 query's key redacted. */
-export interface EpayShownRequest {
+interface EpayShownRequest {
   method: 'POST'
   url: string
   params: Record<string, string>

@@ -34,7 +34,7 @@ export interface EpayConfig {
   connect?: () => Promise<void>
 }
 
-export interface EpayRequest {
+interface EpayRequest {
   version: EpayVersion
   url: string
   /** Sent form-encoded. May hold a secret (the V1 query's `key`): print `shownParams` instead. */
@@ -43,7 +43,7 @@ export interface EpayRequest {
   canonicalString?: string
 }
 
-export interface EpayResponse {
+interface EpayResponse {
   httpStatus: number
   raw: string
   body: JsonObject
@@ -64,7 +64,7 @@ export interface EpayResult {
   response?: EpayResponse
 }
 
-export interface EpayCallSpec {
+interface EpayCallSpec {
   version: EpayVersion
   path: string
   fields: Record<string, string | undefined>

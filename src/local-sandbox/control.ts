@@ -90,17 +90,42 @@ export interface StartSettings {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function alive(pid: number): boolean {
+// Whether a process that left its pid in a file still runs (this sandbox's runtime.json, a batch
+// journal's lock): the file may outlive it (kill -9, a restart), it may linger as a zombie where
+// nothing reaps orphans (some containers), and its pid may be used again by another process.
+
+/**
+ * Whether `pid` runs: signal 0 reaches it (or it runs as another user), it is not a zombie, and,
+ * given the start time it was recorded with, it is not another process under a pid used again.
+ */
+export function processAlive(pid: number, started?: string): boolean {
   try {
     process.kill(pid, 0)
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
-  // An exited daemon may linger as a zombie where nothing reaps orphans (some containers).
+  const now = processStart(pid)
+  if (now === 'zombie') return false
+  return now === undefined || started === undefined || now === started
+}
+
+/** A process's start time in clock ticks since boot ('zombie' for one that has exited); undefined without /proc. */
+export function processStart(pid: number): string | undefined {
   try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return fields[0] === 'Z' ? 'zombie' : fields[19]
   } catch {
-    return true
+    return undefined
+  }
+}
+
+/** When a file (a lock, a guard) was last written; now when it is gone, so that it never looks stale. */
+export function modifiedMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return Date.now()
   }
 }
 
@@ -110,7 +135,7 @@ export function readRuntime(dataDir: string): SandboxRuntime | undefined {
   if (!existsSync(file)) return undefined
   try {
     const runtime = JSON.parse(readFileSync(file, 'utf8')) as SandboxRuntime
-    return alive(runtime.pid) ? runtime : undefined
+    return processAlive(runtime.pid) ? runtime : undefined
   } catch {
     return undefined
   }
@@ -208,7 +233,7 @@ async function takeStartLock(dataDir: string, deadline: number, notice: (message
       closeSync(openSync(lock, 'wx'))
       return undefined
     } catch {
-      if (Date.now() - statMtime(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
+      if (Date.now() - modifiedMs(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
       const other = readRuntime(dataDir)
       if (other && (await responds(other.url))) return other
       if (Date.now() > deadline) throw new TransportError(`the local sandbox did not start within ${START_TIMEOUT_MS / 1000}s`)
@@ -222,7 +247,7 @@ async function takeStartLock(dataDir: string, deadline: number, notice: (message
 /** The running sandbox once it answers; a TransportError naming it when it stays silent past the deadline. */
 async function answering(runtime: SandboxRuntime, deadline: number): Promise<SandboxRuntime> {
   while (Date.now() < deadline) {
-    if (!alive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
+    if (!processAlive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
     if (await responds(runtime.url)) return runtime
     await sleep(100)
   }
@@ -230,7 +255,7 @@ async function answering(runtime: SandboxRuntime, deadline: number): Promise<San
 }
 
 /** The port the sandbox last listened on, if any. */
-export function rememberedPort(dataDir: string): number | undefined {
+function rememberedPort(dataDir: string): number | undefined {
   try {
     const port = Number(readFileSync(sandboxPortFile(dataDir), 'utf8').trim())
     return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined
@@ -300,14 +325,6 @@ async function published(dataDir: string, daemon: ChildProcess, deadline: number
   }
 }
 
-function statMtime(file: string): number {
-  try {
-    return statSync(file).mtimeMs
-  } catch {
-    return Date.now()
-  }
-}
-
 function isSandboxProcess(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(DAEMON)
@@ -326,7 +343,7 @@ export async function stopSandbox(dataDir: string): Promise<boolean> {
   }
   process.kill(runtime.pid, 'SIGTERM')
   for (let waited = 0; waited < 5000; waited += 20) {
-    if (!alive(runtime.pid)) return true
+    if (!processAlive(runtime.pid)) return true
     await sleep(20)
   }
   process.kill(runtime.pid, 'SIGKILL')

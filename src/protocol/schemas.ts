@@ -9,7 +9,7 @@ import type {FieldProblem} from './field-rules.js'
 const requiredOr = (what: string) => (issue: {input?: unknown}) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${what}`
 
-export const text = (max: number) =>
+const text = (max: number) =>
   z.string({error: requiredOr('a string')}).max(max, `must be at most ${max} characters`)
 const integer = (min: number, max: number) =>
   z
@@ -43,7 +43,7 @@ export const commonFields = {
   clientIp: text(64).optional(),
 }
 
-export const goodsDetailItem = z.object({
+const goodsDetailItem = z.object({
   goodsId: text(32),
   goodsName: text(256),
   quantity: integer(1, 99_999_999),
@@ -53,7 +53,7 @@ export const goodsDetailItem = z.object({
   showUrl: text(400).optional(),
 })
 
-export const terminalInfo = z.object({
+const terminalInfo = z.object({
   terminalNo: text(32).optional(),
   storeNo: text(64).optional(),
   operatorId: text(32).optional(),
@@ -160,13 +160,13 @@ export const ALLOC_RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID', 'PERSONAL
 export const TRANSFER_CHANNELS = ['walletA', 'walletB', 'walletD'] as const
 export const TRANSFER_PAYEE_TYPES = ['openid', 'user_id', 'open_id', 'login_name', 'phone'] as const
 /** Which payee types each transfer channel takes (spec table). */
-export const PAYEE_TYPES_BY_CHANNEL: Record<(typeof TRANSFER_CHANNELS)[number], readonly string[]> = {
+const PAYEE_TYPES_BY_CHANNEL: Record<(typeof TRANSFER_CHANNELS)[number], readonly string[]> = {
   walletA: ['openid'],
   walletB: ['user_id', 'open_id', 'login_name'],
   walletD: ['openid', 'phone'],
 }
-export const MAX_TRANSFER_CENTS = 10_000_000_000
-export const MAX_ALLOC_YUAN = 99_999_999.99
+const MAX_TRANSFER_CENTS = 10_000_000_000
+const MAX_ALLOC_YUAN = 99_999_999.99
 
 /** Receiver amounts are yuan numbers with at most two decimals (0.01 to 99999999.99). */
 const yuanAmount = z
@@ -175,7 +175,7 @@ const yuanAmount = z
   .max(MAX_ALLOC_YUAN, `must be at most ${MAX_ALLOC_YUAN} (yuan)`)
   .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), 'must have at most 2 decimals (yuan)')
 
-export const allocReceiver = z.object({
+const allocReceiver = z.object({
   receiverType: z.enum(ALLOC_RECEIVER_TYPES, {error: `must be one of ${ALLOC_RECEIVER_TYPES.join(', ')}`}),
   receiverAccount: text(128).min(1, 'is required'),
   receiverName: text(64).optional(),
@@ -208,7 +208,7 @@ export const queryAllocFields = z
   .superRefine(oneOf(['allocNo', 'bizAllocNo']))
 
 /** The business part of a transfer, checked per row in batches as well as per call. */
-export const transferBusinessShape = {
+const transferBusinessShape = {
   channel: z.enum(TRANSFER_CHANNELS, {error: `must be one of ${TRANSFER_CHANNELS.join(', ')}`}),
   channelMchNo: text(32).min(1, 'is required'),
   bizTransferNo: text(100).min(1, 'is required'),
@@ -225,7 +225,7 @@ export const transferBusinessShape = {
 }
 
 /** Per-channel rules of the spec: payee types, walletA payee names by amount, scenes. */
-export function checkTransferRules(value: {channel?: string; payeeType?: string; amount?: number; payeeName?: string; transferScene?: string; reportInfos?: unknown[]}, ctx: z.RefinementCtx): void {
+function checkTransferRules(value: {channel?: string; payeeType?: string; amount?: number; payeeName?: string; transferScene?: string; reportInfos?: unknown[]}, ctx: z.RefinementCtx): void {
   const channel = value.channel as (typeof TRANSFER_CHANNELS)[number] | undefined
   if (!channel || !PAYEE_TYPES_BY_CHANNEL[channel]) return
   if (value.payeeType && !PAYEE_TYPES_BY_CHANNEL[channel].includes(value.payeeType)) {

@@ -22,7 +22,7 @@ import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {startListen} from '../helpers/listen.js'
 import {onTerminal} from '../helpers/pty.js'
-import {waitFor} from '../helpers/sandbox.js'
+import {freePort, waitFor} from '../helpers/sandbox.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -252,16 +252,6 @@ describe('sandbox trigger and listen --events', () => {
     expect(stderr).toContain('pay.success, pay.fail')
   })
 })
-
-
-/** A port free right now on loopback. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  const {port} = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** A long-running command, its output gathered, ready once `ready` matches it. */
 function background(command: string, options: {cwd: string; env: NodeJS.ProcessEnv}): {child: ChildProcess; output: () => string; exited: Promise<number | null>} {

@@ -11,27 +11,20 @@ import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {epayV2Sign, epayV2Verify} from '../helpers/sdk.js'
-import {removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {removeDir, testSandbox, useTestSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
 const PID = 'M1000000001'
 const V1 = '/epay/api/v1/'
 const V2 = '/epay/api/v2/api/pay/'
 const ACCEPTED_WALLETS = 'alipay, wxpay, aggregate, walletA, walletB, walletC, walletD'
 
-let t: TestSandbox
+const t = useTestSandbox({timeScale: 1000})
 let md5Key = ''
-let merchantPem = ''
 let platformPem = ''
 
 beforeAll(async () => {
-  t = await testSandbox({timeScale: 1000})
   md5Key = readFileSync(t.sandbox.runtime.merchant.md5KeyFile!, 'utf8').trim()
-  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
   platformPem = t.sandbox.runtime.platformPublicKeyPem
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
 })
 
 const unique = (prefix: string) => `${prefix}${randomBytes(5).toString('hex')}`
@@ -47,7 +40,7 @@ function v1(params: Record<string, string>, key = md5Key): Record<string, string
 /** A V2 shop client: its parameters, the real time, an RSA sign over its selection, sign_type=RSA. */
 function v2(params: Record<string, string>): Record<string, string> {
   const all = {pid: PID, ...params, timestamp: realSeconds()}
-  return {...all, sign: epayV2Sign(all, merchantPem), sign_type: 'RSA'}
+  return {...all, sign: epayV2Sign(all, t.merchantPem), sign_type: 'RSA'}
 }
 
 async function send(path: string, params: Record<string, string>, on: TestSandbox = t) {
@@ -282,7 +275,7 @@ describe('V2 submit, a browser path', () => {
 
   it('a refusal is an HTML page (HTTP 400); the API path keeps JSON', async () => {
     const stale = {pid: PID, type: 'alipay', out_trade_no: unique('S'), name: 'VIP', money: '1.00', timestamp: String(Number(realSeconds()) - 1000)}
-    const signed = {...stale, sign: epayV2Sign(stale, merchantPem), sign_type: 'RSA'}
+    const signed = {...stale, sign: epayV2Sign(stale, t.merchantPem), sign_type: 'RSA'}
     const page = await send(`${V2}submit`, signed)
     expect(page).toMatchObject({status: 400, type: expect.stringMatching(/^text\/html/)})
     expect(page.text).toContain('behind the platform clock')

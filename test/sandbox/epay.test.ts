@@ -14,22 +14,17 @@ import {endpoints} from '../../src/protocol/endpoints.js'
 import {parseJsonObject} from '../../src/protocol/json.js'
 import {ensureMd5Key} from '../../src/sandbox/epay.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
-import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, removeDir, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
+const t = useTestSandbox({timeScale: 1000})
 let md5Key = ''
 let pid = ''
 const V1 = '/epay/api/v1/'
 const V2 = '/epay/api/v2/api/pay/'
 
 beforeAll(async () => {
-  t = await testSandbox({timeScale: 1000})
   pid = t.client.mchNo!
   md5Key = readFileSync(t.sandbox.runtime.merchant.md5KeyFile!, 'utf8').trim()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
 })
 
 let seq = 0

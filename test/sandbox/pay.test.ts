@@ -1,19 +1,12 @@
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {buildRequest} from '../../src/client/pipeline.js'
 import {canonicalString} from '../../src/protocol/canonical.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
-import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {removeDir, testSandbox, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-beforeAll(async () => {
-  t = await testSandbox()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
 const order = (extra: Record<string, unknown> = {}) => ({bizOrderNo: `B${Math.random().toString(36).slice(2)}`, title: 'Coffee', amount: 100, ...extra})
 

@@ -7,6 +7,7 @@ import {signMd5, signRsa} from '../../src/protocol/epay.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {signBody} from '../../src/protocol/signature.js'
 import {startListener, type Arrival, type ListenOptions} from '../../src/services/listen.js'
+import {freePort} from '../helpers/sandbox.js'
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/epay-sign.json', import.meta.url), 'utf8'))
 const platformPrivate = loadPrivateKey(fixture.v2.keys.platform_private_key_pkcs8_b64)
@@ -43,15 +44,6 @@ async function app(answer = {status: 200, body: 'SUCCESS'}) {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   cleanups.push(() => new Promise((resolve) => server.close(() => resolve())))
   return {url, received}
-}
-
-/** A port that nothing listens on. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  const {port} = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** A system callback as the platform sends it: flattened data, signed envelope. */

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {money} from '../../output/format.js'

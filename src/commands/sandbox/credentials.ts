@@ -1,9 +1,8 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
-import {credentialsAsEnv, credentialsAsProperties, type SandboxCredentials as Credentials} from '../../local-sandbox/credentials.js'
+import {credentialsAsEnv, credentialsAsProperties} from '../../output/credentials.js'
 import {renderRecord} from '../../output/table.js'
-import {credentials as sandboxCredentials} from '../../services/sandbox.js'
+import {credentials as sandboxCredentials, type SandboxCredentials as Credentials} from '../../services/sandbox.js'
 
 /** What a backend needs to call the sandbox (files by name, never their contents). */
 export type SandboxCredentialsResult = Credentials

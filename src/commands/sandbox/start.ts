@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {renderRecord} from '../../output/table.js'
 import {runSandboxInForeground, startSandbox} from '../../services/sandbox.js'
