@@ -25,9 +25,14 @@ if (process.getBuiltinModule?.('node:fs').existsSync(new URL('../dist/commands',
 }
 
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
-const {execute} = await import('@oclif/core/execute')
+const {run} = await import('@oclif/core/run')
+const {flush} = await import('@oclif/core/flush')
 const {settings} = await import('@oclif/core/settings')
 
 // The built CLI always runs compiled code, whatever NODE_ENV says (bin/dev.js runs the sources).
 settings.enableAutoTranspile = false
-await execute({dir: import.meta.url})
+// oclif's execute(), but an error outside every command (a plugin's, a hook's) that is not
+// oclif's own is a bug: exit 70, not oclif's 1 (dist/cli/uncaught.js).
+await run(process.argv.slice(2), import.meta.url)
+  .then(() => flush())
+  .catch(async (error) => (await import('../dist/cli/uncaught.js')).handleUncaught(error))

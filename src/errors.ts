@@ -1,7 +1,11 @@
 // Every failure the CLI reports, one class per kind, each with its exit code (PRODUCT.md):
 // 1 platform error, 2 bad input, 3 signature, 4 transport, 5 batch rows failed, 130/143
-// interrupted by SIGINT/SIGTERM.
+// interrupted by SIGINT/SIGTERM; 70 (sysexits' EX_SOFTWARE) for a bug in the CLI itself.
 import type {FieldProblem} from './protocol/schemas.js'
+
+/** A failure neither ours nor oclif's (a TypeError): a bug in the CLI, with a line asking to report it. */
+export const EXIT_BUG = 70
+export const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
 
 export abstract class UnipayError extends Error {
   abstract readonly exitCode: number

@@ -2,24 +2,28 @@
 // through injected streams, and the single place where an error becomes a message and an exit
 // code. Nothing is thrown past `catch`, so output is flushed before the process ends.
 import {createRequire} from 'node:module'
+import type * as OclifArgs from '@oclif/core/args'
 import type * as OclifCommand from '@oclif/core/command'
 import type * as OclifFlags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
-import type {CallResult, ClientConfig, SignedRequest} from '../client/pipeline.js'
-import {InterruptedError, UnipayError, UsageError} from '../errors.js'
+import type {ClientConfig, SignedRequest} from '../client/pipeline.js'
+import type {UnsignedRequest} from '../client/unsigned.js'
+import {BUG_HINT, EXIT_BUG, InterruptedError, UnipayError, UsageError} from '../errors.js'
 import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
-import {stringifyJson, toPlain, type JsonValue} from '../protocol/json.js'
+import {stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {ProfileStore} from '../profiles/store.js'
 
-// oclif's command and flags parts, not its index (which loads the whole of oclif), and by
+// oclif's command, flags and args parts, not its index (which loads the whole of oclif), and by
 // require(): oclif is CommonJS, and an import of a CommonJS file makes Node scan its source for
-// export names first (these two, cold: 15 ms by import, 5 ms by require()). A command that takes
-// its flags from here (verify) loads no oclif index (README, "Dependencies and start-up").
+// export names first (command and flags, cold: 15 ms by import, 5 ms by require()). Commands take
+// Flags and Args from here, never from '@oclif/core' (eslint.config.js refuses that import), so a
+// command loads no oclif index (docs/performance.md, "Dependencies and start-up").
 const require = createRequire(import.meta.url)
 const {Command} = require('@oclif/core/command') as typeof OclifCommand
 export const Flags = require('@oclif/core/flags') as typeof OclifFlags
+export const Args = require('@oclif/core/args') as typeof OclifArgs
 
 export const profileFlags = {
   profile: Flags.string({description: 'profile to use (default: the active profile, else the built-in local sandbox)', helpGroup: 'PROFILE'}),
@@ -50,13 +54,13 @@ export interface DryRun<R = SignedRequest> {
   request: R
 }
 
-export interface RunContext {
+/** A dry run of an unsigned call (auth exchange): the request, no string to sign. */
+export type UnsignedDryRun = DryRun<UnsignedRequest>
+
+interface RunContext {
   profile: ResolvedProfile
   client: ClientConfig
 }
-
-const EXIT_BUG = 70
-const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
 
 export abstract class BaseCommand extends Command {
   static baseFlags = {
@@ -240,22 +244,32 @@ export abstract class BaseCommand extends Command {
     return (toPlain(data) ?? null) as T
   }
 
-  /** Prints an API call: the signed request for a dry run, else the verified answer, and returns what it printed. */
-  protected async emitCall<T>(result: CallResult<T>, human: (data: JsonValue) => void | Promise<void>): Promise<T | DryRun> {
+  /**
+   * Prints an API call: for a dry run the request (a signed one with its string to sign), else
+   * the answer (a signed one verified), and returns what it printed. Unsigned calls (auth
+   * exchange) come through here too, so a dry run reads the same whichever it is.
+   */
+  protected async emitCall<T, R extends SignedRequest | UnsignedRequest>(
+    result: {request: R; response?: {body: JsonObject; verified?: boolean; data: T}},
+    human: (data: JsonValue) => void | Promise<void>,
+  ): Promise<T | DryRun<R>> {
+    const sent: SignedRequest | UnsignedRequest = result.request
+    const canonicalString = 'canonicalString' in sent ? sent.canonicalString : undefined
     if (!result.response) {
-      const {url, body, canonicalString} = result.request
-      const request = {url, body, canonicalString}
+      const {url, body} = sent
+      const request = (canonicalString === undefined ? {url, body} : {url, body, canonicalString}) as R
       if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request}, 2))
       else {
-        this.notice(`dry run: not sent. POST ${url}`)
-        this.notice(`string to sign: ${canonicalString}`)
+        this.notice(`dry run: not sent. POST ${url}${canonicalString === undefined ? ' (unsigned)' : ''}`)
+        if (canonicalString !== undefined) this.notice(`string to sign: ${canonicalString}`)
         this.io.out(stringifyJson(body, 2))
       }
       return {dryRun: true, request}
     }
     const {body, verified, data} = result.response
     if (verified) this.notice('✓ answer signature verified with the platform public key')
-    await this.emit(body.data, () => human(body.data ?? null), {verified: verified === true, response: body})
+    const signature = canonicalString === undefined ? {} : {verified: verified === true}
+    await this.emit(body.data, () => human(body.data ?? null), {...signature, response: body})
     return data
   }
 

@@ -2,18 +2,18 @@
 // is optional), interruption by SIGINT/SIGTERM, the progress bar, and the summary with its
 // documented exit code and the full command lines that finish the job.
 import {relative} from 'node:path'
-import {Flags} from '@oclif/core'
 import type {SingleBar} from 'cli-progress'
 import {UsageError} from '../errors.js'
-import {shellQuote} from '../local-sandbox/credentials.js'
+import {shellQuote} from '../output/shell.js'
+import {DURATION_RULE, notADuration, parseDuration} from '../protocol/duration.js'
 import {centsToYuan} from '../protocol/money.js'
 import {batchExitCode, counted, type Summary, type Tally} from '../services/batch/index.js'
+import {Flags} from './base.js'
 
-export const DEFAULT_WAIT = '10m'
-const DURATION = /^(\d+)(ms|s|m|h)?$/
+const DEFAULT_WAIT = '10m'
 
 export const waitFlag = Flags.string({
-  description: `follow rows left processing until they are final, for at most DURATION (30s, 10m, 2h; bare --wait: ${DEFAULT_WAIT})`,
+  description: `follow rows left processing until they are final, for at most DURATION: ${DURATION_RULE} (bare --wait: ${DEFAULT_WAIT})`,
   helpValue: '[DURATION]',
 })
 
@@ -21,15 +21,16 @@ export const waitFlag = Flags.string({
 export function withWaitDefault(argv: string[]): string[] {
   const at = argv.indexOf('--wait')
   const dash = argv.indexOf('--')
-  if (at === -1 || (dash !== -1 && dash < at) || DURATION.test(argv[at + 1] ?? '')) return argv
+  if (at === -1 || (dash !== -1 && dash < at) || parseDuration(argv[at + 1] ?? '') !== undefined) return argv
   return [...argv.slice(0, at + 1), DEFAULT_WAIT, ...argv.slice(at + 1)]
 }
 
-export function parseDuration(text: string | undefined): number {
+/** --wait in milliseconds; 0 without it. */
+export function parseWait(text: string | undefined): number {
   if (text === undefined) return 0
-  const match = DURATION.exec(text.trim())
-  if (!match) throw new UsageError(`--wait: "${text}" is not a duration (say 30s, 10m or 2h)`)
-  return Number(match[1]) * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[match[2] ?? 's']!
+  const ms = parseDuration(text)
+  if (ms === undefined) throw new UsageError(`--wait: ${notADuration(text)}`)
+  return ms
 }
 
 /**
@@ -161,7 +162,7 @@ export function lineWriter(out: (text: string) => void): {push(line: string): vo
   }
 }
 
-export interface Progress {
+interface Progress {
   start(total: number, value: number): void
   increment(): void
   /** Writes a message above the bar; false when no bar is showing. */

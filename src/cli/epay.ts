@@ -3,7 +3,6 @@
 // The MD5 key comes from the profile or a file, never from the command line (shell history,
 // process lists), and is never printed.
 import {join} from 'node:path'
-import {Flags} from '@oclif/core'
 import type {EpayConfig, EpayResult} from '../client/epay.js'
 import {shownParams} from '../client/epay.js'
 import {openUrl} from './open.js'
@@ -15,10 +14,10 @@ import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../proto
 import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLET_VALUES, scalarFields} from '../protocol/epay-api.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
-import {apiFlags, BaseCommand, profileFlags, type DryRun, type Flag} from './base.js'
+import {apiFlags, BaseCommand, type DryRun, type Flag, Flags, profileFlags} from './base.js'
 import {readText} from './input.js'
 
-export const md5KeyFileFlag = Flags.string({
+const md5KeyFileFlag = Flags.string({
   description: 'file holding the MD5 key (default: the profile\'s md5Key); there is no flag for the key itself, so it stays out of shell history',
   helpGroup: 'PROFILE',
 })
@@ -75,7 +74,7 @@ export function orderInput(flags: Record<string, unknown>) {
 }
 
 /** A request of the module as printed: form parameters, the V1 query's key redacted. */
-export interface EpayShownRequest {
+interface EpayShownRequest {
   method: 'POST'
   url: string
   params: Record<string, string>
@@ -92,20 +91,34 @@ export type EpaySubmitResult = {location: string; outTradeNo: string; httpStatus
 export abstract class EpayCommand extends BaseCommand {
   /** The module's settings in force: pid (else mchNo), MD5 key (file > profile), keys, the switches. */
   protected async epayContext(flags: Partial<Flag<typeof apiFlags>> & {'md5-key-file'?: string}): Promise<{profile: ResolvedProfile; config: EpayConfig; swapped: boolean}> {
-    const {profile, client} = await this.context(flags, {started: true})
+    // a local sandbox that is not running starts on the first call, once the input is checked
+    const context = await this.context(flags)
+    const {profile, client} = context
     const file = flags['md5-key-file']
-    const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile.settings.md5Key
-    if (file && !md5Key) throw new UsageError(`--md5-key-file: ${file} is empty`)
+    const fileKey = file ? readText(`@${file}`, '--md5-key-file').trim() : undefined
+    if (file && !fileKey) throw new UsageError(`--md5-key-file: ${file} is empty`)
+    // what the sandbox fills in once started (address, merchant, keys), read again after connecting
+    const started = () => ({
+      baseUrl: context.client.baseUrl,
+      pid: context.profile.settings.pid || context.profile.settings.mchNo,
+      md5Key: fileKey ?? context.profile.settings.md5Key,
+      privateKey: context.client.privateKey,
+      platformKey: context.client.platformKey,
+    })
     const config: EpayConfig = {
-      baseUrl: client.baseUrl,
-      pid: profile.settings.pid || profile.settings.mchNo,
-      md5Key,
+      ...started(),
       md5KeyForm: profile.settings.md5KeyAppendForm === 'key-param' ? 'param' : 'direct',
-      privateKey: client.privateKey,
-      platformKey: client.platformKey,
       verify: client.verify,
       timeoutMs: client.timeoutMs,
       debug: client.debug,
+    }
+    const connect = client.connect
+    if (connect) {
+      config.connect = async () => {
+        delete config.connect
+        await connect()
+        Object.assign(config, started())
+      }
     }
     return {profile, config, swapped: profile.settings.epayTypeMethodSwapped === 'true'}
   }

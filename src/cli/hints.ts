@@ -10,7 +10,7 @@ const from = (source: Source | undefined) =>
   source === 'flag' ? 'from --platform-public-key' : source === 'env' ? 'from UNIPAY_PLATFORM_PUBLIC_KEY_FILE' : source === 'local sandbox' ? 'the local sandbox\'s' : 'from the profile'
 
 /** The platform key in force, as `file (SHA256:...)`, never the key itself. */
-export function describePlatformKey(profile: ResolvedProfile): string {
+function describePlatformKey(profile: ResolvedProfile): string {
   const {settings, sources, platformKey} = profile
   const fingerprint = platformKey ? keyFingerprint(platformKey) : 'no key'
   const file = settings.platformPublicKeyFile

@@ -1,5 +1,5 @@
-// Reading user input at the edge: --data bodies (@file, - for stdin, or inline JSON) and
-// amounts (cents, or yuan converted exactly).
+// Reading user input at the edge: --data bodies (@file, - for stdin, or inline JSON), key=value
+// fields and amounts (cents, or yuan converted exactly).
 import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
@@ -97,6 +97,37 @@ export function readEndpointData(value: string | undefined, endpoint: Pick<CallE
 }
 
 /** --data's fields with the flags actually given on top: a flag left out never erases a field. */
+/**
+ * `api`'s fields: the --data body, then -f pairs (strings), then -F pairs (numbers, true/false and
+ * null typed, else strings); later ones win.
+ */
+export function fieldPairs(data: Record<string, unknown>, strings: string[] = [], typedPairs: string[] = []): Record<string, unknown> {
+  const fields = {...data}
+  for (const pair of strings) {
+    const [key, value] = splitPair(pair, '-f')
+    fields[key] = value
+  }
+  for (const pair of typedPairs) {
+    const [key, value] = splitPair(pair, '-F')
+    fields[key] = typed(value)
+  }
+  return fields
+}
+
+function splitPair(pair: string, flag: string): [string, string] {
+  const at = pair.indexOf('=')
+  if (at <= 0) throw new UsageError(`${flag} ${pair}: expected key=value`)
+  return [pair.slice(0, at), pair.slice(at + 1)]
+}
+
+function typed(value: string): unknown {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  if (value === 'null') return null
+  if (/^-?\d+(\.\d+)?$/.test(value) && Number.isSafeInteger(Math.trunc(Number(value)))) return Number(value)
+  return value
+}
+
 export function withFlags(data: JsonObject, flags: Record<string, unknown>): Record<string, unknown> {
   return {...data, ...setFields(flags)}
 }
@@ -124,7 +155,7 @@ export function amountInCents(flags: {amount?: string; yuan?: string}, required 
 }
 
 /** The fields a user set: flags left out (undefined) and switches left off (false) are not sent. */
-export function setFields(fields: Record<string, unknown>): Record<string, unknown> {
+function setFields(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
 }
 

@@ -1,6 +1,6 @@
 // Flags of every command that prints a list: choose the columns, or show them all.
-import {Flags} from '@oclif/core'
 import {displayWidth, terminalWidth, type TableOptions} from '../output/table.js'
+import {Flags} from './base.js'
 
 export const tableFlags = {
   columns: Flags.string({description: 'columns to show, comma-separated, in this order (e.g. refundNo,amount,status)', helpGroup: 'TABLE'}),
@@ -18,7 +18,7 @@ export function tableOptions(flags: {columns?: string; wide?: boolean}, notice: 
 }
 
 /** "left out to fit: a, b and 12 more (--wide, or --columns)", on one line of the terminal. */
-export function hiddenNotice(hidden: string[], width: number): string {
+function hiddenNotice(hidden: string[], width: number): string {
   const tail = ' (--wide, or --columns)'
   for (let named = hidden.length; named > 0; named--) {
     const rest = hidden.length - named

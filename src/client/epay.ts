@@ -30,9 +30,11 @@ export interface EpayConfig {
   timeoutMs?: number
   debug?: (line: string) => void
   now?: () => Date
+  /** Set while the local sandbox waits to be started: fills in the address, pid and keys on the first call (see ClientConfig). */
+  connect?: () => Promise<void>
 }
 
-export interface EpayRequest {
+interface EpayRequest {
   version: EpayVersion
   url: string
   /** Sent form-encoded. May hold a secret (the V1 query's `key`): print `shownParams` instead. */
@@ -41,7 +43,7 @@ export interface EpayRequest {
   canonicalString?: string
 }
 
-export interface EpayResponse {
+interface EpayResponse {
   httpStatus: number
   raw: string
   body: JsonObject
@@ -62,7 +64,7 @@ export interface EpayResult {
   response?: EpayResponse
 }
 
-export interface EpayCallSpec {
+interface EpayCallSpec {
   version: EpayVersion
   path: string
   fields: Record<string, string | undefined>
@@ -110,6 +112,8 @@ export function buildEpayRequest(config: EpayConfig, spec: EpayCallSpec): EpayRe
 }
 
 export async function epayCall(config: EpayConfig, spec: EpayCallSpec, options: {dryRun?: boolean} = {}): Promise<EpayResult> {
+  // the services checked the input before calling: bad input starts nothing
+  await config.connect?.()
   let request = buildEpayRequest(config, spec)
   if (request.canonicalString !== undefined) config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}

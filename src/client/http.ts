@@ -14,18 +14,18 @@ export function endpointUrl(baseUrl: string, path: string): string {
   return new URL(path.replace(/^\//, ''), baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`).toString()
 }
 
-export interface PostOptions {
+interface PostOptions {
   timeoutMs?: number
   agent?: {http?: HttpAgent; https?: HttpsAgent}
 }
 
-export interface HttpRequest extends PostOptions {
+interface HttpRequest extends PostOptions {
   method: 'GET' | 'POST'
   headers?: Record<string, string>
   body?: string
 }
 
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number
   raw: string
   headers: IncomingHttpHeaders

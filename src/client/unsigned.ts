@@ -4,29 +4,35 @@
 import {PlatformError, SignatureError, TransportError} from '../errors.js'
 import type {UnsignedEndpoint} from '../protocol/endpoints.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
-import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, stringifyJson, type JsonObject} from '../protocol/json.js'
+import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {endpointUrl, postJson} from './http.js'
 import {connectChecked, requestBody, type ClientConfig} from './pipeline.js'
 
-export interface UnsignedResult {
-  request: {url: string; body: Record<string, unknown>}
-  /** Undefined for a dry run. */
-  response?: {httpStatus: number; raw: string; body: JsonObject}
+export interface UnsignedRequest {
+  url: string
+  body: Record<string, unknown>
+}
+
+/** As a signed call's CallResult, without a string to sign or a verdict on a signature. */
+export interface UnsignedResult<T = unknown> {
+  request: UnsignedRequest
+  /** Undefined for a dry run. `data`: `body.data` made plain (null when absent), typed as the spec's answer. */
+  response?: {httpStatus: number; raw: string; body: JsonObject; data: T}
 }
 
 /** The wallet's access token is the payer's credential: never in --debug output. */
 const redact = (text: string) => text.replace(/("accessToken"\s*:\s*")[^"]*"/g, '$1(redacted)"')
 
-export function buildUnsignedRequest(config: ClientConfig, endpoint: UnsignedEndpoint, fields: Record<string, unknown>): UnsignedResult['request'] {
+export function buildUnsignedRequest(config: ClientConfig, endpoint: UnsignedEndpoint, fields: Record<string, unknown>): UnsignedRequest {
   return {url: endpointUrl(config.baseUrl, endpoint.path), body: requestBody(config, endpoint, fields)}
 }
 
-export async function unsignedCall(
+export async function unsignedCall<T = unknown>(
   config: ClientConfig,
   endpoint: UnsignedEndpoint,
   fields: Record<string, unknown>,
   options: {dryRun?: boolean} = {},
-): Promise<UnsignedResult> {
+): Promise<UnsignedResult<T>> {
   await connectChecked(config, endpoint, fields)
   const request = buildUnsignedRequest(config, endpoint, fields)
   if (options.dryRun) return {request}
@@ -45,5 +51,5 @@ export async function unsignedCall(
   const code = resultCode(body)
   if (Number.isNaN(code)) throw new TransportError(`answer from ${endpoint.path} has no code: not a platform answer`)
   if (code !== 0) throw new PlatformError(code, resultMessage(body), undefined, body)
-  return {request, response: {httpStatus: status, raw, body}}
+  return {request, response: {httpStatus: status, raw, body, data: (toPlain(body.data) ?? null) as T}}
 }

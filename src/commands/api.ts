@@ -1,10 +1,7 @@
-import {Args, Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../cli/base.js'
-import {readJsonData} from '../cli/input.js'
-import {call} from '../client/pipeline.js'
-import {UsageError} from '../errors.js'
-import {endpointForPath} from '../protocol/endpoints.js'
+import {apiFlags, Args, BaseCommand, Flags} from '../cli/base.js'
+import {fieldPairs, readJsonData} from '../cli/input.js'
 import {stringifyJson} from '../protocol/json.js'
+import {callPath} from '../services/api.js'
 
 /** Any endpoint's `data`, plain: its shape is the endpoint's, open here; a dry run, the signed request. */
 export type ApiResult = unknown
@@ -31,46 +28,9 @@ export default class Api extends BaseCommand {
 
   async run(): Promise<ApiResult> {
     const {args, flags} = await this.parse(Api)
-    checkApiPath(args.path, flags['raw-path'])
-    const fields: Record<string, unknown> = flags.data ? readJsonData(flags.data) : {}
-    for (const pair of flags.field ?? []) {
-      const [key, value] = splitPair(pair, '-f')
-      fields[key] = value
-    }
-    for (const pair of flags['typed-field'] ?? []) {
-      const [key, value] = splitPair(pair, '-F')
-      fields[key] = typed(value)
-    }
+    const fields = fieldPairs(flags.data ? readJsonData(flags.data) : {}, flags.field, flags['typed-field'])
     const context = await this.context(flags)
-    const result = await call(context.client, endpointForPath(args.path), fields, {dryRun: flags['dry-run']})
+    const result = await callPath(context.client, args.path, fields, {rawPath: flags['raw-path'], dryRun: flags['dry-run']})
     return this.emitCall(result, (data) => this.io.out(stringifyJson(data, 2)))
   }
-}
-
-/** The path names an endpoint under the base address, and nothing else: no way up, no query, no other host. */
-function checkApiPath(path: string, raw: boolean): void {
-  if (!path.startsWith('/')) throw new UsageError(`path must start with /, e.g. /unipay/ping (got ${path})`)
-  let decoded = path
-  try {
-    decoded = decodeURIComponent(path)
-  } catch {
-    throw new UsageError(`path ${path}: not a valid URL path (a stray %)`)
-  }
-  if (/[?#\\]/.test(decoded) || decoded.startsWith('//')) throw new UsageError(`path ${path}: give the endpoint path only, without a query, fragment, backslash or host`)
-  if (decoded.split('/').some((segment) => segment === '..' || segment === '.')) throw new UsageError(`path ${path}: "." and ".." segments are refused: they would leave the API`)
-  if (!raw && !path.startsWith('/unipay/')) throw new UsageError(`path ${path} is outside /unipay/: pass --raw-path to send it anyway`)
-}
-
-function splitPair(pair: string, flag: string): [string, string] {
-  const at = pair.indexOf('=')
-  if (at <= 0) throw new UsageError(`${flag} ${pair}: expected key=value`)
-  return [pair.slice(0, at), pair.slice(at + 1)]
-}
-
-function typed(value: string): unknown {
-  if (value === 'true') return true
-  if (value === 'false') return false
-  if (value === 'null') return null
-  if (/^-?\d+(\.\d+)?$/.test(value) && Number.isSafeInteger(Math.trunc(Number(value)))) return Number(value)
-  return value
 }

@@ -1,13 +1,11 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../cli/base.js'
-import {UsageError} from '../errors.js'
+import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {arrivalHeader, arrivalJson, arrivalRow} from '../output/arrivals.js'
 import {keyFingerprint} from '../protocol/keys.js'
-import {DEFAULT_LISTEN_PORT, startListener, type Listener} from '../services/listen.js'
+import {DEFAULT_LISTEN_PORT, startListener} from '../services/listen.js'
 
 export default class Listen extends BaseCommand {
   static summary = 'Receive callbacks on a local address, verify each one and show it'
-  static description = `Listens on 127.0.0.1, port ${DEFAULT_LISTEN_PORT} unless --port says otherwise (0 picks a free one), and prints the address to use as notifyUrl (or notify_url). Both callback protocols arrive there: system (POST, JSON envelope) and easy_pay (GET query, MD5 or RSA). Each callback is verified (the profile's platform public key; the profile's md5Key for MD5) and shown as one table row on a terminal (fitted to its width: business numbers under their column, or below the row), one JSON line when piped (the raw body with --print-body). Callback values are strings by the protocol, so the JSON line's amount is the string received (cents); amountCents beside it is the same amount as a number.
+  static description = `Listens on 127.0.0.1, port ${DEFAULT_LISTEN_PORT} unless --port says otherwise (0 picks a free one), and prints the address to use as notifyUrl (or notify_url). Both callback protocols arrive there: system (POST, JSON envelope) and easy_pay (GET query, MD5 or RSA). Each callback is verified (the profile's platform public key; the profile's md5Key for MD5) and shown as one table row on a terminal (fitted to its width: business numbers under their column, or below the row; narrower than 87 columns, the PROTOCOL column is left out and an easy_pay notification says easy_pay under EVENT), one JSON line when piped (the raw body with --print-body). Callback values are strings by the protocol, so the JSON line's amount is the string received (cents); amountCents beside it is the same amount as a number.
 
 Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any other gets HTTP 400 with the reason, so the platform retries. An RSA (V2) notification whose timestamp is more than 300 s off this machine's clock is not verified either, as V2 clients refuse it: the platform's retry carries a fresh one. With --forward-to, verified callbacks are relayed unchanged (method, content-type, body; what follows /notify in the path and the query are appended to the URL) to your app, and the platform gets your app's answer; while your app is down it gets HTTP 502 and keeps retrying. Callbacks that do not verify are never forwarded. Bad requests are answered and shown, never fatal. Ctrl-C stops it.`
 
@@ -31,40 +29,25 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
   /** Runs until stopped, each callback a line as it arrives: there is no result document to return. */
   async run(): Promise<void> {
     const {flags} = await this.parse(Listen)
-    const forwardTo = flags['forward-to']
-    if (forwardTo !== undefined && !/^https?:\/\/[^/?#]+/.test(forwardTo)) {
-      throw new UsageError('invalid input', [{field: 'forwardTo', message: 'must be an http(s) URL'}])
-    }
-    const events = flags.events?.split(',').map((e) => e.trim()).filter(Boolean)
-    if (events?.includes('alloc.partial')) {
-      throw new UsageError('invalid input', [{field: 'events', message: 'alloc.partial is not an event: a partial split arrives as alloc.success with data.status partial (protocol notes §5); ask for alloc.success'}])
-    }
-    const profile = await this.resolveProfile(flags)
-    const {platformKey} = profile
-    const md5Key = profile.settings.md5Key
     const printBody = flags['print-body']
     const table = this.io.stdoutTty && !this.json
-    let listener: Listener
-    try {
-      listener = await startListener({
-        port: flags.port,
-        platformKey,
-        md5Key,
-        forwardTo,
-        events,
-        onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
-      })
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error
-      throw new UsageError('invalid input', [{field: 'port', message: `cannot listen on 127.0.0.1:${flags.port} (${code}); pick another port, or 0 for a free one`}])
-    }
+    const listener = await startListener({
+      port: flags.port,
+      forwardTo: flags['forward-to'],
+      events: flags.events?.split(',').map((e) => e.trim()).filter(Boolean),
+      keys: async () => {
+        const profile = await this.resolveProfile(flags)
+        return {platformKey: profile.platformKey, md5Key: profile.settings.md5Key}
+      },
+      onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
+    })
+    const {platformKey, md5Key} = listener.keys
     this.notice(`listening on ${listener.notifyUrl} (system POST and easy_pay GET)`)
     this.notice(
       `verifying with the platform key ${platformKey ? keyFingerprint(platformKey) : '(none: system and RSA callbacks will not verify)'}; ` +
         `MD5 key ${md5Key ? 'set' : 'not set (MD5 callbacks will not verify)'}`,
     )
-    if (forwardTo) this.notice(`forwarding verified callbacks to ${forwardTo}`)
+    if (flags['forward-to']) this.notice(`forwarding verified callbacks to ${flags['forward-to']}`)
     this.notice('Ctrl-C to stop')
     if (table) this.io.out(arrivalHeader())
     await new Promise<void>((resolve) => {

@@ -3,7 +3,7 @@ import type {KeyObject} from 'node:crypto'
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readText} from '../cli/input.js'
 import {UsageError} from '../errors.js'
-import {signEpayV1, signEpayV2, signUnipay, type Signed} from '../services/sign.js'
+import {signUnsigned, type Signed, type Unsigned} from '../services/sign.js'
 
 /** The compatibility module's parameter reader, loaded only for its schemes (it brings its API client along). */
 const readEpayParams = async (text: string) => (await import('../cli/epay.js')).readEpayParams(text)
@@ -38,20 +38,9 @@ export default class Sign extends BaseCommand {
 
   async run(): Promise<SignResult> {
     const {flags} = await this.parse(Sign)
-    let result: Signed
-    if (flags.scheme === 'epay-v1') {
-      const file = flags['md5-key-file']
-      // The profile is only read when it is needed: reading the local one starts the sandbox.
-      const profile = !file || flags.profile ? await this.resolveProfile(flags) : undefined
-      const md5Key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile?.settings.md5Key
-      if (!md5Key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
-      const form = (flags['md5-key-form'] ?? profile?.settings.md5KeyAppendForm) === 'key-param' ? 'param' : 'direct'
-      result = signEpayV1(await readEpayParams(flags.data), md5Key, form)
-    } else if (flags.scheme === 'epay-v2') {
-      result = signEpayV2(await readEpayParams(flags.data), await this.privateKey(flags))
-    } else {
-      result = signUnipay(readJsonData(flags.data), await this.privateKey(flags))
-    }
+    const unsigned: Unsigned =
+      flags.scheme === 'epay-v1' || flags.scheme === 'epay-v2' ? {scheme: flags.scheme, params: await readEpayParams(flags.data)} : {scheme: 'unipay', body: readJsonData(flags.data)}
+    const result = await signUnsigned(unsigned, {privateKey: () => this.privateKey(flags), md5Key: () => this.md5Key(flags)})
     return this.emit(result, async () => {
       if (!this.io.stdoutTty) return this.io.out(`${result.canonicalString}\n${result.signature}`)
       const {renderRecord} = await import('../output/table.js')
@@ -61,6 +50,15 @@ export default class Sign extends BaseCommand {
       }
       this.io.out(renderRecord(rows, true))
     })
+  }
+
+  private async md5Key(flags: {'md5-key-file'?: string; 'md5-key-form'?: string; profile?: string}): Promise<{key: string; form: 'direct' | 'param'}> {
+    const file = flags['md5-key-file']
+    // The profile is only read when it is needed: reading the local one starts the sandbox.
+    const profile = !file || flags.profile ? await this.resolveProfile(flags) : undefined
+    const key = file ? readText(`@${file}`, '--md5-key-file').trim() : profile?.settings.md5Key
+    if (!key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
+    return {key, form: (flags['md5-key-form'] ?? profile?.settings.md5KeyAppendForm) === 'key-param' ? 'param' : 'direct'}
   }
 
   private async privateKey(flags: {'private-key'?: string; profile?: string}) {

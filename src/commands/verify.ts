@@ -2,9 +2,9 @@ import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readText} from '../cli/input.js'
-import {SignatureError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
-import {verifyEasyPay, verifyEpayScheme, verifyUnipay, type KeySource, type Outcome} from '../services/verify.js'
+import {verifySigned, type KeySource, type Outcome, type Signed} from '../services/verify.js'
 
 
 /** The signature verified: with which key, over which string. A failure is an error (exit 3), its outcome in the error's details. */
@@ -45,26 +45,15 @@ export default class Verify extends BaseCommand {
     if (flags['md5-key-file'] && !flags.callback && flags.scheme !== 'epay-v1') throw new UsageError('--md5-key-file goes with --callback or --scheme epay-v1')
     // Read once (stdin cannot be read twice); JSON text is then handed on as inline data.
     const input = flags.callback && !epay ? readText(flags.data, '--data').replace(/^\uFEFF/, '').trim() : flags.data
-    const source = await this.keySource(flags)
-    const asRequest = Boolean(flags.request)
-    // a notification is judged as its receiver would judge it now, timestamp window included
-    const callbackAt = flags.callback ? new Date() : undefined
     // The compatibility module's parsers (and the API client cli/epay.js brings along) load only
     // for its inputs: a /unipay/* body is the common case (docs/performance.md, "Dependencies and start-up").
-    const outcome = epay
-      ? await verifyEpayScheme(flags.scheme as 'epay-v1' | 'epay-v2', (await import('../cli/epay.js')).readEpayParams(input), source, asRequest, callbackAt)
+    const signed: Signed = epay
+      ? {scheme: flags.scheme as 'epay-v1' | 'epay-v2', params: (await import('../cli/epay.js')).readEpayParams(input)}
       : flags.callback && !input.startsWith('{')
-        ? await verifyEasyPay((await import('../protocol/callback.js')).parseEasyPayInput(input), source, asRequest, callbackAt)
-        : await verifyUnipay(readJsonData(input), source, asRequest, Boolean(flags.callback))
-    if (!outcome.verified) {
-      const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
-      error.details = outcome
-      error.hint = [
-        `string to sign by the rule: ${outcome.canonicalString}`,
-        ...(outcome.matchingString && outcome.matchingString !== outcome.canonicalString ? [`string the signature matches: ${outcome.matchingString}`] : []),
-      ].join('\n')
-      throw error
-    }
+        ? {scheme: 'easy_pay', params: (await import('../protocol/callback.js')).parseEasyPayInput(input)}
+        : {scheme: 'unipay', body: readJsonData(input)}
+    // a notification is judged as its receiver would judge it now, timestamp window included
+    const outcome = await verifySigned(signed, await this.keySource(flags), {asRequest: flags.request, callbackAt: flags.callback ? new Date() : undefined})
     return this.emit(outcome, async () => {
       const {renderRecord} = await import('../output/table.js')
       this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty))

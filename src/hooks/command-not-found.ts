@@ -1,7 +1,7 @@
 // An unknown command is a usage error like any other: the tool's message style, exit 2, the
 // closest command suggested, and the JSON error document with --json.
 import type {Hook} from '@oclif/core'
-import {closest} from '../cli/suggest.js'
+import {closest} from '../protocol/closest.js'
 import {printable} from '../protocol/printable.js'
 
 const hook: Hook<'command_not_found'> = async function (options) {

@@ -1,6 +1,6 @@
 // Starting, stopping and driving the local sandbox from the CLI. The sandbox runs as its own
 // background process; the CLI finds it through the runtime file it publishes, never by import.
-import {spawn} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
@@ -90,17 +90,42 @@ export interface StartSettings {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function alive(pid: number): boolean {
+// Whether a process that left its pid in a file still runs (this sandbox's runtime.json, a batch
+// journal's lock): the file may outlive it (kill -9, a restart), it may linger as a zombie where
+// nothing reaps orphans (some containers), and its pid may be used again by another process.
+
+/**
+ * Whether `pid` runs: signal 0 reaches it (or it runs as another user), it is not a zombie, and,
+ * given the start time it was recorded with, it is not another process under a pid used again.
+ */
+export function processAlive(pid: number, started?: string): boolean {
   try {
     process.kill(pid, 0)
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
-  // An exited daemon may linger as a zombie where nothing reaps orphans (some containers).
+  const now = processStart(pid)
+  if (now === 'zombie') return false
+  return now === undefined || started === undefined || now === started
+}
+
+/** A process's start time in clock ticks since boot ('zombie' for one that has exited); undefined without /proc. */
+export function processStart(pid: number): string | undefined {
   try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return fields[0] === 'Z' ? 'zombie' : fields[19]
   } catch {
-    return true
+    return undefined
+  }
+}
+
+/** When a file (a lock, a guard) was last written; now when it is gone, so that it never looks stale. */
+export function modifiedMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return Date.now()
   }
 }
 
@@ -110,7 +135,7 @@ export function readRuntime(dataDir: string): SandboxRuntime | undefined {
   if (!existsSync(file)) return undefined
   try {
     const runtime = JSON.parse(readFileSync(file, 'utf8')) as SandboxRuntime
-    return alive(runtime.pid) ? runtime : undefined
+    return processAlive(runtime.pid) ? runtime : undefined
   } catch {
     return undefined
   }
@@ -155,22 +180,9 @@ export async function ensureSandbox(
     if (running) return {runtime: running, started: false}
   }
   const dir = sandboxDir(dataDir)
-  mkdirSync(dir, {recursive: true, mode: 0o700})
-  const lock = join(dir, 'start.lock')
   const deadline = Date.now() + START_TIMEOUT_MS
-  // One starter at a time: others wait for the runtime file it produces.
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx'))
-      break
-    } catch {
-      if (Date.now() - statMtime(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
-      const other = readRuntime(dataDir)
-      if (other && (await responds(other.url))) return {runtime: other, started: false}
-      if (Date.now() > deadline) throw new TransportError(`the local sandbox did not start within ${START_TIMEOUT_MS / 1000}s`)
-      await sleep(50)
-    }
-  }
+  const other = await takeStartLock(dataDir, deadline, notice)
+  if (other) return {runtime: other, started: false}
   try {
     const again = readRuntime(dataDir)
     if (again && (await responds(again.url))) return {runtime: again, started: false}
@@ -201,14 +213,41 @@ export async function ensureSandbox(
     }
     throw new TransportError(`the local sandbox did not start; see ${join(dir, 'sandbox.log')}`)
   } finally {
-    rmSync(lock, {force: true})
+    rmSync(startLock(dataDir), {force: true})
+  }
+}
+
+const startLock = (dataDir: string) => join(sandboxDir(dataDir), 'start.lock')
+
+/**
+ * One starter at a time, background or foreground: the others wait for the runtime file it
+ * produces. Resolves once the lock is taken (undefined), or with the sandbox another starter
+ * brought up meanwhile.
+ */
+async function takeStartLock(dataDir: string, deadline: number, notice: (message: string) => void): Promise<SandboxRuntime | undefined> {
+  mkdirSync(sandboxDir(dataDir), {recursive: true, mode: 0o700})
+  const lock = startLock(dataDir)
+  let told = false
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'))
+      return undefined
+    } catch {
+      if (Date.now() - modifiedMs(lock) > START_TIMEOUT_MS) rmSync(lock, {force: true})
+      const other = readRuntime(dataDir)
+      if (other && (await responds(other.url))) return other
+      if (Date.now() > deadline) throw new TransportError(`the local sandbox did not start within ${START_TIMEOUT_MS / 1000}s`)
+      if (!told) notice(`waiting for the local sandbox that another command is starting for ${dataDir}`)
+      told = true
+      await sleep(50)
+    }
   }
 }
 
 /** The running sandbox once it answers; a TransportError naming it when it stays silent past the deadline. */
 async function answering(runtime: SandboxRuntime, deadline: number): Promise<SandboxRuntime> {
   while (Date.now() < deadline) {
-    if (!alive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
+    if (!processAlive(runtime.pid)) throw new TransportError(`the local sandbox (pid ${runtime.pid}) stopped while it was busy; run the command again to start it`)
     if (await responds(runtime.url)) return runtime
     await sleep(100)
   }
@@ -216,7 +255,7 @@ async function answering(runtime: SandboxRuntime, deadline: number): Promise<San
 }
 
 /** The port the sandbox last listened on, if any. */
-export function rememberedPort(dataDir: string): number | undefined {
+function rememberedPort(dataDir: string): number | undefined {
   try {
     const port = Number(readFileSync(sandboxPortFile(dataDir), 'utf8').trim())
     return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined
@@ -235,40 +274,54 @@ export interface ForegroundSettings extends StartSettings {
  */
 export async function runForeground(location: SandboxLocation, settings: ForegroundSettings, notice: (message: string) => void = () => {}): Promise<number> {
   const {dataDir} = location
-  const running = readRuntime(dataDir)
-  if (running && ((await responds(running.url)) || isSandboxProcess(running.pid))) {
-    throw new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
+  const refuse = (running: SandboxRuntime) =>
+    new UsageError(`a sandbox already runs for ${dataDir} (pid ${running.pid}, ${running.url}): stop it first (\`unipay sandbox stop\`) or give another --data-dir`)
+  // the lock a background start takes: a command run meanwhile waits for this sandbox instead of starting its own
+  const deadline = Date.now() + START_TIMEOUT_MS
+  const started = await takeStartLock(dataDir, deadline, notice)
+  if (started) throw refuse(started)
+  let locked = true
+  const unlock = () => {
+    if (locked) rmSync(startLock(dataDir), {force: true})
+    locked = false
   }
-  const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
-  if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
-  noteElsewhere(location)
-  mkdirSync(sandboxDir(dataDir), {recursive: true, mode: 0o700})
-  const remembered = rememberedPort(dataDir)
-  const portArgs = settings.port !== undefined ? ['--port', String(settings.port)] : remembered ? ['--preferred-port', String(remembered)] : []
-  const args = [DAEMON, '--data-dir', dataDir, '--host', settings.host ?? '127.0.0.1', ...portArgs, '--time-scale', String(settings.timeScale ?? 1), '--log-requests']
-  if (settings.tokenTtlSeconds) args.push('--token-ttl', String(settings.tokenTtlSeconds))
-  const child = spawn(process.execPath, args, {stdio: ['ignore', 'inherit', 'inherit']})
-  const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
+  let child: ChildProcess | undefined
+  const forward = (signal: NodeJS.Signals) => () => child?.kill(signal)
   const onTerm = forward('SIGTERM')
   const onInt = forward('SIGINT')
-  process.on('SIGTERM', onTerm)
-  process.on('SIGINT', onInt)
   try {
-    return await new Promise<number>((resolve, reject) => {
-      child.once('error', reject)
-      child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 15 : 1)))
+    const running = readRuntime(dataDir)
+    if (running && ((await responds(running.url)) || isSandboxProcess(running.pid))) throw refuse(running)
+    const [other] = location.dataDir === location.home ? await sandboxesElsewhere(location.home) : []
+    if (other) notice(`starting a second sandbox, for ${dataDir}: another runs for ${describe(other)}`)
+    noteElsewhere(location)
+    const remembered = rememberedPort(dataDir)
+    const portArgs = settings.port !== undefined ? ['--port', String(settings.port)] : remembered ? ['--preferred-port', String(remembered)] : []
+    const args = [DAEMON, '--data-dir', dataDir, '--host', settings.host ?? '127.0.0.1', ...portArgs, '--time-scale', String(settings.timeScale ?? 1), '--log-requests']
+    if (settings.tokenTtlSeconds) args.push('--token-ttl', String(settings.tokenTtlSeconds))
+    const daemon = spawn(process.execPath, args, {stdio: ['ignore', 'inherit', 'inherit']})
+    child = daemon
+    process.on('SIGTERM', onTerm)
+    process.on('SIGINT', onInt)
+    const exited = new Promise<number>((resolve, reject) => {
+      daemon.once('error', reject)
+      daemon.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 15 : 1)))
     })
+    // held until the sandbox has published its address (or has stopped)
+    await Promise.race([published(dataDir, daemon, deadline), exited]).finally(unlock)
+    return await exited
   } finally {
+    unlock()
     process.off('SIGTERM', onTerm)
     process.off('SIGINT', onInt)
   }
 }
 
-function statMtime(file: string): number {
-  try {
-    return statSync(file).mtimeMs
-  } catch {
-    return Date.now()
+/** Resolves once the daemon has published its runtime file, has stopped, or the start deadline passed. */
+async function published(dataDir: string, daemon: ChildProcess, deadline: number): Promise<void> {
+  while (Date.now() < deadline && daemon.exitCode === null && daemon.signalCode === null) {
+    if (readRuntime(dataDir)?.pid === daemon.pid) return
+    await sleep(30)
   }
 }
 
@@ -290,7 +343,7 @@ export async function stopSandbox(dataDir: string): Promise<boolean> {
   }
   process.kill(runtime.pid, 'SIGTERM')
   for (let waited = 0; waited < 5000; waited += 20) {
-    if (!alive(runtime.pid)) return true
+    if (!processAlive(runtime.pid)) return true
     await sleep(20)
   }
   process.kill(runtime.pid, 'SIGKILL')

@@ -6,7 +6,7 @@ import {centsToYuan} from '../protocol/money.js'
 import {STATUS_WORDS} from '../protocol/enums.js'
 import {formatGmt8} from '../protocol/time.js'
 
-export interface Glossed {
+interface Glossed {
   value: string
   gloss: string
 }
@@ -20,9 +20,15 @@ export function shown(cell: Cell, tty: boolean): string {
   return tty ? `${cell.value} (${cell.gloss})` : cell.value
 }
 
+/**
+ * Cents as an amount in yuan can be: 19 digits hold any long a platform sends. Longer digit
+ * strings (a hostile callback's megabyte of them) are shown as given: BigInt is quadratic in them.
+ */
+const CONVERTIBLE_CENTS = /^-?\d{1,19}$/
+
 export function money(value: unknown): Cell {
   const text = display(value)
-  return /^-?\d+$/.test(text) ? {value: text, gloss: `¥${centsToYuan(BigInt(text))}`} : text
+  return CONVERTIBLE_CENTS.test(text) ? {value: text, gloss: `¥${centsToYuan(BigInt(text))}`} : text
 }
 
 export function status(value: unknown): Cell {

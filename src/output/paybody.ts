@@ -5,7 +5,7 @@ import {dirname} from 'node:path'
 import {printable} from '../protocol/printable.js'
 import {Drawn} from './io.js'
 
-export interface RenderedPayBody {
+interface RenderedPayBody {
   /** For stdout: on a terminal as the type says; piped, one `payBody<TAB>value` line. */
   text: string | Drawn
   /** For stderr: what the user should do with it. */

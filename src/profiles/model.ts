@@ -1,6 +1,6 @@
 // A merchant profile: where to call and with which credentials. Secrets (keys, MD5 key,
 // token) are stored but never printed; `redactProfile` is what every display goes through.
-export const ENVIRONMENTS = ['local', 'sandbox', 'production'] as const
+const ENVIRONMENTS = ['local', 'sandbox', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
 
 export interface Profile {
@@ -27,7 +27,7 @@ export interface Profile {
 
 export const LOCAL_PROFILE = 'local'
 
-export interface SettingSpec {
+interface SettingSpec {
   key: keyof Profile
   description: string
   secret?: boolean

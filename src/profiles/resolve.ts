@@ -10,7 +10,7 @@ import type {ProfileStore} from './store.js'
 
 export type Source = 'flag' | 'env' | 'profile' | 'local sandbox' | 'default'
 
-export interface Overrides {
+interface Overrides {
   profile?: string
   baseUrl?: string
   mchNo?: string
@@ -38,7 +38,7 @@ const ENV: Record<keyof Overrides, string> = {
   platformPublicKeyFile: 'UNIPAY_PLATFORM_PUBLIC_KEY_FILE',
 }
 
-export interface ResolveInput {
+interface ResolveInput {
   store: ProfileStore
   dataDir: string
   flags: Overrides

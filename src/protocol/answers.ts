@@ -7,7 +7,7 @@
 // Nothing checks these shapes at run time: the signature says who answered, the spec what.
 
 /** A long the platform sends as a JSON number: a plain number, or its literal past 2^53. */
-export type Long = number | string
+type Long = number | string
 
 /** NormalPayResult: the answer to a payment create. */
 export interface NormalPayResult {
@@ -108,7 +108,7 @@ export interface AllocResult {
 }
 
 /** One receiver of an allocation, amount in the merchant's unit (yuan by the spec, or cents). */
-export interface AllocDetail {
+interface AllocDetail {
   receiverType: string
   receiverAccount: string
   receiverName?: string

@@ -24,7 +24,7 @@ export interface CallbackKeys {
 }
 
 /** What a callback is about, for one line of output. */
-export interface CallbackSummary {
+interface CallbackSummary {
   event?: string
   /** Business numbers present: orderNo, bizRefundNo, transferNo, ... or trade_no, out_trade_no. */
   numbers: Record<string, string>

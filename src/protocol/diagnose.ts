@@ -15,7 +15,7 @@ export interface Diagnosis {
   expectedString: string
 }
 
-export interface Variant {
+interface Variant {
   explanation: string
   text: string
 }
@@ -150,7 +150,7 @@ export function variants(body: JsonObject): Variant[] {
   return out
 }
 
-export interface DiagnoseInput {
+interface DiagnoseInput {
   body: JsonObject
   signature: string
   key: KeyObject
@@ -186,7 +186,7 @@ export function diagnoseSignature({body, signature, key, otherKeys = []}: Diagno
   }
 }
 
-export interface StringDifference {
+interface StringDifference {
   key: string
   ours?: string
   theirs?: string

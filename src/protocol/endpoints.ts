@@ -73,9 +73,7 @@ export const unsignedEndpoints = {
   authAndSet: {path: '/unipay/assist/channel/auth/auth-and-set', fields: authCodeFields, check: (body) => checkFields(authCodeFields, body)},
 } satisfies Record<string, UnsignedEndpoint>
 
-export type EndpointName = keyof typeof endpoints
-
-export function endpointByPath(path: string): Endpoint | undefined {
+function endpointByPath(path: string): Endpoint | undefined {
   return Object.values(endpoints).find((endpoint) => endpoint.path === path)
 }
 

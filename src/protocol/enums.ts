@@ -1,12 +1,9 @@
 // Enumerations of the spec, with brand-neutral wallet names.
-export const PAY_STATUS = ['wait', 'progress', 'success', 'close', 'cancel', 'fail', 'timeout'] as const
-export type PayStatus = (typeof PAY_STATUS)[number]
+export type PayStatus = 'wait' | 'progress' | 'success' | 'close' | 'cancel' | 'fail' | 'timeout'
 
-export const PAY_REFUND_STATUS = ['no_refund', 'refunding', 'partial_refund', 'refunded'] as const
 /** RefundOrderStatusEnum. */
 export const REFUND_STATUS = ['progress', 'success', 'fail', 'close'] as const
-export const PAY_BODY_TYPES = ['link', 'jsapi', 'from', 'identifier', 'qr_code', 'json'] as const
-export type PayBodyType = (typeof PAY_BODY_TYPES)[number]
+export type PayBodyType = 'link' | 'jsapi' | 'from' | 'identifier' | 'qr_code' | 'json'
 
 export const PAY_METHODS = [
   'walletA_qr', 'walletA_jsapi', 'walletA_mini', 'walletA_h5', 'walletA_app', 'walletA_barcode', 'walletA_cashier',
@@ -16,7 +13,6 @@ export const PAY_METHODS = [
   'aggregate_pay_qrcode',
   'cardA_card_gateway', 'cardA_card_present', 'cardB_card_gateway', 'cardB_card_present',
 ] as const
-export type PayMethod = (typeof PAY_METHODS)[number]
 
 /**
  * Words shown beside a status. Pay, refund, transfer and fund statuses share these values, so

@@ -5,7 +5,7 @@ import {canonicalString} from './canonical.js'
 import {type JsonObject, parseJsonObject} from './json.js'
 import {verifyString, verifyStringAsync} from './signature.js'
 
-export interface ReadEnvelope {
+interface ReadEnvelope {
   body: JsonObject
   canonical: string
   signature?: string

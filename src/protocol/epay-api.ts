@@ -61,7 +61,7 @@ export const isWallet = (value: string | undefined): value is EpayWallet => (EPA
 export const isMode = (value: string | undefined): value is EpayMode => (EPAY_MODES as readonly string[]).includes(value ?? '')
 
 /** A wallet as named by the client: the word it sent (echoed back) and the wallet it means (none: the aggregate QR). */
-export interface WalletWord {
+interface WalletWord {
   word: string
   wallet?: EpayWallet
 }
@@ -77,7 +77,7 @@ export function readWallet(value: string | undefined): WalletWord | undefined {
 const ACCEPTED = `payment types ${EPAY_MODES.join(', ')}; wallets ${EPAY_WALLET_VALUES.join(', ')}`
 
 /** What V2 `type` and `method` read as: how the payer pays, and the wallet as the client named it. */
-export interface TypeAndMethod {
+interface TypeAndMethod {
   mode?: EpayMode
   wallet?: WalletWord
   swapped: boolean

@@ -3,6 +3,7 @@
 // never part of what is returned: strings show where it goes as a placeholder.
 import type {KeyObject} from 'node:crypto'
 import {joinPairs as join, type Pair} from './canonical.js'
+import {MAX_DIAGNOSED_CHARS, MAX_DIAGNOSED_VARIANTS} from './diagnose.js'
 import {epayPairs, epayRsaStrings, epayStringToSign, md5Matches, sortByKeyBytes, type EpayParams, type Md5KeyForm} from './epay.js'
 import {keyFingerprint} from './keys.js'
 import {verifyString} from './signature.js'
@@ -27,7 +28,8 @@ function variants(params: EpayParams): Variant[] {
   const signType = params.sign_type
   const encode = (encoder: (text: string) => string) => join(standard.map(([key, value]): Pair => [key, encoder(value)]))
   const out: Variant[] = [{text: join(standard)}]
-  for (const [key] of standard) {
+  // one string per field is quadratic: bounded as the /unipay/* diagnosis is (diagnose.ts)
+  for (const [key] of standard.length <= MAX_DIAGNOSED_VARIANTS ? standard : []) {
     out.push({
       explanation: `field added or dropped: the sign matches without \`${key}\`, so it was added after signing or the signer leaves it out`,
       text: join(standard.filter(([other]) => other !== key)),
@@ -75,6 +77,13 @@ export function md5KeyTailExplanation(text: string, sign: string, md5Key: string
   return undefined
 }
 
+/** Someone else's parameters too long to try variants on: said so, and not diagnosed further. */
+const tooLong = (expectedString: string, otherCause: string): EpayDiagnosis => ({
+  verified: false,
+  expectedString,
+  explanation: `the string to sign is over ${MAX_DIAGNOSED_CHARS / 1024} KB: not diagnosed further (the parameters were changed after signing, or ${otherCause})`,
+})
+
 export function diagnoseEpayMd5(input: {params: EpayParams; sign: string; md5Key: string}): EpayDiagnosis {
   const {params, sign, md5Key} = input
   const text = epayStringToSign(params)
@@ -87,6 +96,7 @@ export function diagnoseEpayMd5(input: {params: EpayParams; sign: string; md5Key
     const explanation = form === 'param' ? `${tail}; and MD5 key appended as \`&key=KEY\`, while the rule appends it directly` : tail
     return {verified: false, expectedString, matchingString: shown(text, form), explanation}
   }
+  if (text.length > MAX_DIAGNOSED_CHARS) return tooLong(expectedString, 'another MD5 key signed them')
   for (const variant of variants(params)) {
     for (const form of ['direct', 'param'] as const) {
       if ((variant.explanation === undefined && form === 'direct') || !md5Matches(variant.text, sign, md5Key, form)) continue
@@ -117,6 +127,7 @@ export function diagnoseEpayRsa(input: {params: EpayParams; sign: string; key: K
       }
     }
   }
+  if (expectedString.length > MAX_DIAGNOSED_CHARS) return tooLong(expectedString, `a key other than ${keyFingerprint(key)} signed them`)
   for (const variant of variants(params).slice(1)) {
     if (verifyString(variant.text, sign, key)) return {verified: false, expectedString, matchingString: variant.text, explanation: variant.explanation}
   }

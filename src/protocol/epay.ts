@@ -72,10 +72,6 @@ export function md5Matches(text: string, sign: string, md5Key: string, form: Md5
   return expected.length === given.length && timingSafeEqual(expected, given)
 }
 
-export function verifyMd5(params: EpayParams, sign: string, md5Key: string, form: Md5KeyForm = 'direct'): boolean {
-  return md5Matches(epayStringToSign(params), sign, md5Key, form)
-}
-
 export function signRsa(params: EpayParams, privateKey: KeyObject): string {
   return signString(epayV2StringToSign(params), privateKey)
 }

@@ -117,7 +117,7 @@ function checkShape(shape: Shape, body: Record<string, unknown>, prefix: string,
   for (const name in shape) shape[name](body[name], prefix + name, found)
 }
 
-export interface FieldRules {
+interface FieldRules {
   shape: Shape
   /** Rules across fields, run only when no field has a wrong type (as zod does). */
   across?: (body: Record<string, unknown>, found: FieldProblem[]) => void

@@ -5,7 +5,7 @@
 // answer or a callback (exit 3, not verified).
 import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
 
-export interface ForeignProblem {
+interface ForeignProblem {
   /** Where, in the flattened key's words (`data.details[0]`). */
   field: string
   message: string

@@ -6,7 +6,7 @@ import {createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type
 
 export class KeyFormatError extends Error {}
 
-export const MIN_RSA_BITS = 2048
+const MIN_RSA_BITS = 2048
 
 const KEY_TYPE_NAMES: Record<string, string> = {ec: 'EC', ed25519: 'Ed25519', ed448: 'Ed448', dsa: 'DSA', 'rsa-pss': 'RSA-PSS', x25519: 'X25519', x448: 'X448', dh: 'DH'}
 
@@ -24,7 +24,7 @@ function usableRsa(key: KeyObject): KeyObject {
 }
 
 /** A passphrase-protected PEM (PKCS#8 ENCRYPTED or a legacy Proc-Type header). */
-export function isEncryptedPem(text: string): boolean {
+function isEncryptedPem(text: string): boolean {
   return /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type:\s*4,ENCRYPTED/.test(text)
 }
 
@@ -85,10 +85,6 @@ export function loadPublicKey(text: string): KeyObject {
   }
   if (key) return usableRsa(key)
   throw new KeyFormatError('not an RSA public key (expected PEM or Base64 DER, SPKI or PKCS#1)')
-}
-
-export function publicKeyPem(key: KeyObject): string {
-  return (key.type === 'private' ? createPublicKey(key) : key).export({format: 'pem', type: 'spki'}).toString()
 }
 
 /** A short, safe-to-print name for a key: SHA-256 of its SPKI DER. */

@@ -9,7 +9,7 @@ import {MAX_TRANSFER_CENTS, PAYEE_TYPES_BY_CHANNEL, TRANSFER_CHANNELS, TRANSFER_
 const requiredOr = (what: string) => (issue: {input?: unknown}) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${what}`
 
-export const text = (max: number) =>
+const text = (max: number) =>
   z.string({error: requiredOr('a string')}).max(max, `must be at most ${max} characters`)
 const integer = (min: number, max: number) =>
   z
@@ -43,7 +43,7 @@ export const commonFields = {
   clientIp: text(64).optional(),
 }
 
-export const goodsDetailItem = z.object({
+const goodsDetailItem = z.object({
   goodsId: text(32),
   goodsName: text(256),
   quantity: integer(1, 99_999_999),
@@ -53,7 +53,7 @@ export const goodsDetailItem = z.object({
   showUrl: text(400).optional(),
 })
 
-export const terminalInfo = z.object({
+const terminalInfo = z.object({
   terminalNo: text(32).optional(),
   storeNo: text(64).optional(),
   operatorId: text(32).optional(),
@@ -158,8 +158,7 @@ export const OPENID_METHODS: readonly string[] = ['walletA_jsapi', 'walletA_mini
 
 export const ALLOC_RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID', 'PERSONAL_SUB_OPENID', 'USER_ID', 'LOGIN_NAME'] as const
 // transfers' lists and limits live with their zod-free rules (field-rules.ts)
-export {MAX_TRANSFER_CENTS, PAYEE_TYPES_BY_CHANNEL, TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from './field-rules.js'
-export const MAX_ALLOC_YUAN = 99_999_999.99
+const MAX_ALLOC_YUAN = 99_999_999.99
 
 /** Receiver amounts are yuan numbers with at most two decimals (0.01 to 99999999.99). */
 const yuanAmount = z
@@ -168,7 +167,7 @@ const yuanAmount = z
   .max(MAX_ALLOC_YUAN, `must be at most ${MAX_ALLOC_YUAN} (yuan)`)
   .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), 'must have at most 2 decimals (yuan)')
 
-export const allocReceiver = z.object({
+const allocReceiver = z.object({
   receiverType: z.enum(ALLOC_RECEIVER_TYPES, {error: `must be one of ${ALLOC_RECEIVER_TYPES.join(', ')}`}),
   receiverAccount: text(128).min(1, 'is required'),
   receiverName: text(64).optional(),
@@ -201,7 +200,7 @@ export const queryAllocFields = z
   .superRefine(oneOf(['allocNo', 'bizAllocNo']))
 
 /** The business part of a transfer, checked per row in batches as well as per call. */
-export const transferBusinessShape = {
+const transferBusinessShape = {
   channel: z.enum(TRANSFER_CHANNELS, {error: `must be one of ${TRANSFER_CHANNELS.join(', ')}`}),
   channelMchNo: text(32).min(1, 'is required'),
   bizTransferNo: text(100).min(1, 'is required'),
@@ -218,7 +217,7 @@ export const transferBusinessShape = {
 }
 
 /** Per-channel rules of the spec: payee types, walletA payee names by amount, scenes. */
-export function checkTransferRules(value: {channel?: string; payeeType?: string; amount?: number; payeeName?: string; transferScene?: string; reportInfos?: unknown[]}, ctx: z.RefinementCtx): void {
+function checkTransferRules(value: {channel?: string; payeeType?: string; amount?: number; payeeName?: string; transferScene?: string; reportInfos?: unknown[]}, ctx: z.RefinementCtx): void {
   const channel = value.channel as (typeof TRANSFER_CHANNELS)[number] | undefined
   if (!channel || !PAYEE_TYPES_BY_CHANNEL[channel]) return
   if (value.payeeType && !PAYEE_TYPES_BY_CHANNEL[channel].includes(value.payeeType)) {

@@ -1,6 +1,5 @@
 // SHA256withRSA (PKCS#1 v1.5) over the UTF-8 string to sign, Base64 with padding.
 import {sign, verify, type KeyObject} from 'node:crypto'
-import {canonicalString} from './canonical.js'
 
 // One-shot sign() and verify(): createSign and createVerify build a stream around each call.
 export function signString(text: string, privateKey: KeyObject): string {
@@ -34,11 +33,6 @@ export function verifyStringAsync(text: string, signature: string, publicKey: Ke
       resolve(false)
     }
   })
-}
-
-/** Returns the body with `sign` set over its canonical string. */
-export function signBody<T extends Record<string, unknown>>(body: T, privateKey: KeyObject): T & {sign: string} {
-  return {...body, sign: signString(canonicalString(body), privateKey)}
 }
 
 // with a length of whole quads: before one "=" a last character with 2 unused bits zero, before two, 4

@@ -16,7 +16,7 @@ const SETTLE_AFTER_MS = 1000
 export const FAILING_RECEIVER_SUFFIX = '_FAIL'
 
 
-export interface AllocDetail {
+interface AllocDetail {
   receiverType: string
   receiverAccount: string
   receiverName?: string

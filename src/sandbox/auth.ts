@@ -41,9 +41,9 @@ interface StoredOpenId {
   authType: string
 }
 
-export type AuthAnswer = {status: 'waiting' | 'not_exist'} | {status: 'success'; openId: string; userId?: string; accessToken?: string; returnPath?: string}
+type AuthAnswer = {status: 'waiting' | 'not_exist'} | {status: 'success'; openId: string; userId?: string; accessToken?: string; returnPath?: string}
 
-export interface AuthDeps {
+interface AuthDeps {
   store: Store
   now: () => Date
   publicUrl: () => string

@@ -27,7 +27,7 @@ export const DASHBOARD_PATH = '/dashboard'
 const HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 const ROWS = 20
 
-export interface DashboardDeps {
+interface DashboardDeps {
   store: Store
   pay: PayService
   refunds: RefundService
@@ -38,9 +38,9 @@ export interface DashboardDeps {
 }
 
 /** How long a sign-in ticket from `sandbox open` stays good (it is good once). */
-export const TICKET_TTL_MS = 5 * 60 * 1000
+const TICKET_TTL_MS = 5 * 60 * 1000
 
-export interface DashboardAnswer {
+interface DashboardAnswer {
   status: number
   headers: Record<string, string>
   body: string

@@ -6,7 +6,7 @@
 // API paths answer JSON (V1 code 1/-1 unsigned, V2 code 0 signed); the browser paths (submit)
 // answer a redirect to the payer's page, or an HTML page saying what was wrong.
 import type {EpayVersion} from '../protocol/epay-api.js'
-import {EPAY_V1_PATHS, EPAY_V2_PREFIX} from '../protocol/epay-api.js'
+import {EPAY_V1_PATHS, EPAY_V1_PREFIX, EPAY_V2_PREFIX} from '../protocol/epay-api.js'
 import {PlatformFailure} from './errors.js'
 import {notifyOnPayment} from './epay/notifications.js'
 import {createdFields, createOrder, orderFields} from './epay/orders.js'
@@ -32,6 +32,13 @@ function routeOf(path: string): Route | undefined {
   const name = path.slice(EPAY_V2_PREFIX.length)
   const action = name === 'refundquery' ? 'refund_query' : name
   return V2_ACTIONS.includes(action) ? {version: 'v2', action} : undefined
+}
+
+/** V1 clients test `code == 1` and read -1 as a failure: under V1's prefix every failure is -1. */
+const isV1Path = (path: string) => `${path}/`.startsWith(EPAY_V1_PREFIX)
+
+function noRoute(method: string, path: string): string {
+  return isV1Path(path) ? `no V1 path ${path}: V1 answers at ${Object.values(EPAY_V1_PATHS).join(', ')}` : `no route ${method} ${path}`
 }
 
 /** A call whose parameters were read: checked, carried out, answered (a failure is thrown as a PlatformFailure). */
@@ -67,13 +74,13 @@ export function createEpay(deps: EpayDeps) {
       try {
         if (url.pathname.startsWith(PAGE_PREFIX)) return payerPage(ctx, method, decodeURIComponent(url.pathname.slice(PAGE_PREFIX.length)), rawText)
         const route = routeOf(url.pathname)
-        if (!route) return jsonAnswer(404, {code: 10404, msg: `no route ${method} ${url.pathname}`, data: null})
+        if (!route) return jsonAnswer(404, {code: isV1Path(url.pathname) ? -1 : 10404, msg: noRoute(method, url.pathname), data: null})
         // submit is where a shop sends its payer's browser: a person reads the refusal
         const browser = route.action === 'submit'
         const refuse = (code: number, message: string) => (browser ? errorPage(message) : answer(ctx, route.version, {code, message}))
         if (method !== 'GET' && method !== 'POST') {
           const message = `${method} is not allowed: use GET (query) or POST (form)`
-          return browser ? errorPage(message, 405, {allow: 'GET, POST'}) : jsonAnswer(405, {code: 10404, msg: message, data: null}, {allow: 'GET, POST'})
+          return browser ? errorPage(message, 405, {allow: 'GET, POST'}) : jsonAnswer(405, {code: route.version === 'v1' ? -1 : 10404, msg: message, data: null}, {allow: 'GET, POST'})
         }
         if (method === 'POST' && /json/i.test(contentType ?? '')) {
           return refuse(10505, 'send the parameters form-encoded (application/x-www-form-urlencoded) or in the query string, not JSON')

@@ -13,12 +13,12 @@ import {checkExpiry, productOf, type PayService} from './pay.js'
 import type {Store} from './store.js'
 
 export type GatewayStatus = 'wait_pay' | 'paying' | 'paid' | 'failed' | 'closed' | 'expired'
-export type GatewayType = 'cashier' | 'aggregate'
-export const WALLETS = ['walletA', 'walletB', 'walletC', 'walletD'] as const
+type GatewayType = 'cashier' | 'aggregate'
+const WALLETS = ['walletA', 'walletB', 'walletC', 'walletD'] as const
 export type Wallet = (typeof WALLETS)[number]
 
 /** Test value: a title containing this makes the payment fail when the payer pays. */
-export const GATEWAY_FAIL_TITLE = 'test:fail'
+const GATEWAY_FAIL_TITLE = 'test:fail'
 const DEFAULT_EXPIRY_MS = 30 * 60 * 1000
 const OPEN: GatewayStatus[] = ['wait_pay', 'paying']
 const FUND_STATUS: Record<GatewayStatus, string> = {
@@ -100,7 +100,7 @@ export function methodsFor(order: GatewayOrder, wallet?: Wallet): string[] {
   return wallet && wallets.includes(wallet) ? [`${wallet}_jsapi`] : []
 }
 
-export interface GatewayDeps {
+interface GatewayDeps {
   store: Store
   notifier: Notifier
   pay: PayService

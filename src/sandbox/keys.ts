@@ -4,7 +4,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'nod
 import {join} from 'node:path'
 import {generateRsaKeyPair} from '../protocol/keys.js'
 
-export interface KeyFiles {
+interface KeyFiles {
   privateKeyFile: string
   privateKeyPem: string
   publicKeyPem: string

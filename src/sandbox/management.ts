@@ -8,7 +8,7 @@ import type {Store} from './store.js'
 
 export const DEFAULT_TOKEN_TTL_SECONDS = 72 * 60 * 60
 
-export interface MerchantUser {
+interface MerchantUser {
   account: string
   mchNo: string
   salt: string
@@ -33,7 +33,7 @@ export class HttpFailure extends PlatformFailure {
   }
 }
 
-export interface ManagementDeps {
+interface ManagementDeps {
   store: Store
   refunds: RefundService
   loginKeyPem: string

@@ -23,14 +23,14 @@ type Delivery = Notification & {protocol?: 'system' | 'easy_pay'; notifyUrl?: st
 const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
-export const RETRY_DELAYS_MS = [
+const RETRY_DELAYS_MS = [
   15 * SECOND, 15 * SECOND, 30 * SECOND, 3 * MINUTE, 10 * MINUTE, 20 * MINUTE, 30 * MINUTE, 30 * MINUTE,
   30 * MINUTE, 60 * MINUTE, 3 * HOUR, 3 * HOUR, 3 * HOUR, 6 * HOUR, 6 * HOUR, 6 * HOUR,
 ]
 const ATTEMPT_TIMEOUT_MS = 15 * SECOND
 const MAX_IN_FLIGHT = 16
 
-export interface NotifierOptions {
+interface NotifierOptions {
   store: Store
   platformKey: KeyObject
   /** Divides every wait (retries, timeouts) so that tests can run the schedule quickly. */

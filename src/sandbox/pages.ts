@@ -10,13 +10,13 @@ import {gatewayPaths, isOpen, methodsFor, type GatewayOrder, type GatewayService
 import {escapeHtml, pageHeaders} from './html.js'
 import type {PayOrder, PayService} from './pay.js'
 
-export interface PageAnswer {
+interface PageAnswer {
   status: number
   headers: Record<string, string>
   body: string
 }
 
-export interface PagesDeps {
+interface PagesDeps {
   gateway: GatewayService
   pay: PayService
   auth: AuthSessions
@@ -25,7 +25,7 @@ export interface PagesDeps {
 }
 
 /** The in-app browser of a wallet announces itself in its user agent: `WalletA/8.0`, `WalletB/10.5`... */
-export function walletFromUserAgent(userAgent: string): Wallet | undefined {
+function walletFromUserAgent(userAgent: string): Wallet | undefined {
   const match = /\bWallet([A-D])\//i.exec(userAgent)
   return match ? (`wallet${match[1].toUpperCase()}` as Wallet) : undefined
 }

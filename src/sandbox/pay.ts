@@ -1,11 +1,13 @@
 // Payment orders: creation with idempotent bizOrderNo, method resolution (barcode prefixes,
-// auto-routing), the payBody each method implies, close/cancel, expiry and the payer's moves.
+// auto-routing), close/cancel, expiry and the payer's moves. What each method gives the payer
+// (its payBody) is pay-body.ts.
 import {randomBytes} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {DueQueue} from './due.js'
+import {payBody} from './pay-body.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
 import type {Store} from './store.js'
@@ -13,9 +15,9 @@ import type {Store} from './store.js'
 const DEFAULT_EXPIRY_MS = 30 * 60 * 1000
 const OPEN: PayStatus[] = ['wait', 'progress']
 /** Test value: a title containing this makes the channel's record say paid, whatever the platform's says; a sync corrects it. */
-export const SYNC_TEST_VALUE = 'test:sync'
+const SYNC_TEST_VALUE = 'test:sync'
 /** Test value: a barcode whose last four digits are 9999 is declined by the channel. */
-export const DECLINED_BARCODE_SUFFIX = '9999'
+const DECLINED_BARCODE_SUFFIX = '9999'
 
 export interface PayOrder {
   orderId: number
@@ -76,9 +78,9 @@ export function payOrderResult(order: PayOrder) {
 }
 
 /** What a paid gateway order brings to its payment. */
-export type GatewayTrade = Pick<PayOrder, 'orderNo' | 'bizOrderNo' | 'tradeNo' | 'outOrderNo' | 'mchNo' | 'appId' | 'title' | 'description' | 'channel' | 'method' | 'amount' | 'currency' | 'payTime' | 'expiredTime' | 'storeNo' | 'attach' | 'notifyUrl' | 'returnUrl' | 'allocation'>
+type GatewayTrade = Pick<PayOrder, 'orderNo' | 'bizOrderNo' | 'tradeNo' | 'outOrderNo' | 'mchNo' | 'appId' | 'title' | 'description' | 'channel' | 'method' | 'amount' | 'currency' | 'payTime' | 'expiredTime' | 'storeNo' | 'attach' | 'notifyUrl' | 'returnUrl' | 'allocation'>
 
-export interface PayDeps {
+interface PayDeps {
   store: Store
   notifier: Notifier
   now: () => Date
@@ -189,7 +191,7 @@ export class PayService {
       requestDigest: digest,
       createdAt: createdAt.toISOString(),
     }
-    Object.assign(order, this.payBody(order, request))
+    Object.assign(order, payBody(order, request, this.deps))
     if (method.endsWith('_barcode')) {
       const declined = request.authCode?.endsWith(DECLINED_BARCODE_SUFFIX)
       this.save(order)
@@ -366,49 +368,6 @@ export class PayService {
     const seq = (this.deps.store.get<number>('meta', 'paySequence') ?? 0) + 1
     this.deps.store.put('meta', 'paySequence', seq)
     return seq
-  }
-
-  private payBody(order: PayOrder, request: PayRequest): Pick<PayOrder, 'payBody' | 'payBodyType'> {
-    const {method, orderNo, channel} = order
-    const host = `https://${channel.toLowerCase()}.sandbox.invalid`
-    const kind = method.slice(method.indexOf('_') + 1)
-    switch (kind) {
-      case 'pay_qrcode':
-        return {payBodyType: 'qr_code', payBody: `${this.deps.publicUrl()}/aggregate/${orderNo}`}
-      case 'qr':
-        return {payBodyType: 'qr_code', payBody: `${channel}://pay?orderNo=${orderNo}`}
-      case 'jsapi':
-      case 'mini':
-        return {
-          payBodyType: 'jsapi',
-          payBody: JSON.stringify({
-            appId: request.channelAppId ?? `${channel}_sandbox_app`,
-            timeStamp: String(Math.floor(this.deps.now().getTime() / 1000)),
-            nonceStr: randomBytes(8).toString('hex'),
-            package: `prepay_id=${orderNo}`,
-            signType: 'RSA',
-            paySign: randomBytes(32).toString('base64'),
-          }),
-        }
-      case 'h5':
-      case 'cashier':
-        return {payBodyType: 'link', payBody: `${host}/h5/pay?orderNo=${orderNo}`}
-      case 'pc':
-        return {
-          payBodyType: 'from',
-          payBody:
-            `<form id="pay" name="pay" action="${host}/gateway" method="POST">` +
-            `<input type="hidden" name="orderNo" value="${orderNo}"/>` +
-            `<input type="hidden" name="amount" value="${order.amount}"/>` +
-            `</form><script>document.forms.pay.submit();</script>`,
-        }
-      case 'app':
-        return {payBodyType: 'json', payBody: JSON.stringify({orderNo, channel, prepayId: `app_${orderNo}`})}
-      case 'barcode':
-        return {payBodyType: 'identifier', payBody: order.tradeNo}
-      default:
-        return {payBodyType: 'link', payBody: `${host}/pay?orderNo=${orderNo}`}
-    }
   }
 }
 

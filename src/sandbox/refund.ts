@@ -10,13 +10,13 @@ import type {Notifier} from './notifier.js'
 import {productOf, type PayOrder, type PayService} from './pay.js'
 import type {Store} from './store.js'
 
-export type RefundStatus = 'progress' | 'success' | 'fail' | 'close'
+type RefundStatus = 'progress' | 'success' | 'fail' | 'close'
 
 /**
  * Test values in `reason` (documented in the README): the channel's answer for this refund.
  * `test:sync`: slow, but the channel already refunded, so a sync corrects it to success.
  */
-export const REFUND_TEST_REASONS: Record<string, 'fail' | 'close' | 'slow' | 'sync'> = {'test:fail': 'fail', 'test:close': 'close', 'test:slow': 'slow', 'test:sync': 'sync'}
+const REFUND_TEST_REASONS: Record<string, 'fail' | 'close' | 'slow' | 'sync'> = {'test:fail': 'fail', 'test:close': 'close', 'test:slow': 'slow', 'test:sync': 'sync'}
 const SETTLE_AFTER_MS = 1000
 const SLOW_SETTLE_AFTER_MS = 10 * 60 * 1000
 
@@ -75,7 +75,7 @@ export function refundRecord(refund: RefundOrder) {
   }
 }
 
-export interface RefundDeps {
+interface RefundDeps {
   store: Store
   pay: PayService
   notifier: Notifier

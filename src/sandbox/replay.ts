@@ -6,7 +6,7 @@ import {parseGmt8} from '../protocol/time.js'
 import {fail} from './errors.js'
 import type {Store} from './store.js'
 
-export const REPLAY_WINDOW_MS = 300_000
+const REPLAY_WINDOW_MS = 300_000
 
 const COLLECTION = 'replay'
 

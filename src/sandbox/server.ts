@@ -11,7 +11,7 @@ import {ensureKeyPair} from './keys.js'
 import {ensureMd5Key} from './epay.js'
 import {Store, type JournalWrite} from './store.js'
 
-export const DEFAULT_MERCHANT = {mchNo: 'M1000000001', appId: 'A1000000001'}
+const DEFAULT_MERCHANT = {mchNo: 'M1000000001', appId: 'A1000000001'}
 
 export interface StartOptions {
   dataDir: string

@@ -20,7 +20,7 @@ type Collection = Map<string, unknown>
 /** writeSync's shape: bytes written, possibly fewer than asked. Tests inject short and failing writes. */
 export type JournalWrite = (fd: number, buffer: Buffer, offset: number, length: number) => number
 
-export interface StoreOptions {
+interface StoreOptions {
   write?: JournalWrite
   /** Told once, when a write fails and the store stops taking changes (the daemon then stops). */
   onFailure?: (message: string) => void

@@ -8,16 +8,16 @@ import {fail, PlatformFailure} from './errors.js'
 import type {Notifier} from './notifier.js'
 import type {Store} from './store.js'
 
-export const DEFAULT_BALANCE_CENTS = 10_000_000_000
+const DEFAULT_BALANCE_CENTS = 10_000_000_000
 const SETTLE_AFTER_MS = 300
 /** Test value in a title: the channel's record says paid out; a sync corrects the platform's. */
 const SYNC_TEST_VALUE = 'test:sync'
 const CONFIRM_WINDOW_MS = 10 * 60 * 1000
 /** Test values in payeeAccount (documented in the README). */
-export const PAYEE_REFUSED_SUFFIX = '_refused'
+const PAYEE_REFUSED_SUFFIX = '_refused'
 export const PAYEE_FAILS_LATER_SUFFIX = '_fails_later'
 
-export type TransferStatus = 'processing' | 'success' | 'fail' | 'close'
+type TransferStatus = 'processing' | 'success' | 'fail' | 'close'
 
 export interface Transfer {
   transferNo: string

@@ -10,7 +10,7 @@ import type {RefundService} from './refund.js'
 import type {Store} from './store.js'
 import {PAYEE_FAILS_LATER_SUFFIX, type Transfer, type TransferService} from './transfer.js'
 
-export interface TriggerDeps {
+interface TriggerDeps {
   store: Store
   pay: PayService
   refunds: RefundService
@@ -18,7 +18,7 @@ export interface TriggerDeps {
   transfers: TransferService
 }
 
-export interface TriggerInput {
+interface TriggerInput {
   event: TriggerEvent
   notifyUrl: string
   mchNo: string

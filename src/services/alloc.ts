@@ -9,7 +9,7 @@ import {endpoints} from '../protocol/endpoints.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
 
-export interface ReceiverInput {
+interface ReceiverInput {
   receiverType: string
   receiverAccount: string
   /** Yuan, as typed: "6", "6.00", "0.35". */
@@ -51,7 +51,7 @@ export async function readReceiversFile(file: string): Promise<ReceiverInput[]> 
   }))
 }
 
-export interface AllocInput {
+interface AllocInput {
   bizAllocNo?: string
   tradeNo?: string
   bizOrderNo?: string

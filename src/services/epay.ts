@@ -8,11 +8,11 @@ import {MoneyFormatError} from '../protocol/money.js'
 import type {FieldProblem} from '../protocol/schemas.js'
 import {generateBusinessNo, outcomeUnknownHint} from './pay.js'
 
-export interface EpayOptions {
+interface EpayOptions {
   dryRun?: boolean
 }
 
-export interface EpayOrderInput {
+interface EpayOrderInput {
   /** V1: the wallet (neutral or the protocol's word: alipay, wxpay, aggregate). V2: the payment type (web, jump, jsapi, app). */
   type?: string
   /** V2: the wallet. */
@@ -31,7 +31,7 @@ export interface EpayOrderInput {
   swapped?: boolean
 }
 
-export interface EpayRef {
+interface EpayRef {
   tradeNo?: string
   outTradeNo?: string
 }

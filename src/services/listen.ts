@@ -11,7 +11,7 @@ import {UsageError} from '../errors.js'
 
 /** Documented in `listen --help`: a fixed port, so a notifyUrl written once keeps working. */
 export const DEFAULT_LISTEN_PORT = 8787
-export const CALLBACK_PATH = '/notify'
+const CALLBACK_PATH = '/notify'
 const MAX_BODY_BYTES = 1024 * 1024
 // Under the platform's 15 s attempt timeout, so that it hears our 502 instead of timing out.
 const FORWARD_TIMEOUT_MS = 10_000
@@ -48,11 +48,18 @@ export interface ListenOptions extends CallbackKeys {
   onArrival: (arrival: Arrival) => void
   /** The clock an RSA (V2) notification's timestamp is held to (tests set it). */
   now?: () => Date
+  /**
+   * Where the keys come from instead, asked once the other options are checked (reading the
+   * local profile starts the sandbox: bad input starts nothing).
+   */
+  keys?: () => Promise<CallbackKeys>
 }
 
-export interface Listener {
+interface Listener {
   /** The address to give the platform as notifyUrl. */
   notifyUrl: string
+  /** The keys callbacks are verified with. */
+  keys: CallbackKeys
   close(): Promise<void>
 }
 
@@ -129,6 +136,13 @@ async function relay(target: string, req: IncomingMessage, body: Buffer): Promis
 }
 
 export async function startListener(options: ListenOptions): Promise<Listener> {
+  if (options.forwardTo !== undefined && !/^https?:\/\/[^/?#]+/.test(options.forwardTo)) {
+    throw new UsageError('invalid input', [{field: 'forwardTo', message: 'must be an http(s) URL'}])
+  }
+  if (options.events?.includes('alloc.partial')) {
+    throw new UsageError('invalid input', [{field: 'events', message: 'alloc.partial is not an event: a partial split arrives as alloc.success with data.status partial (protocol notes §5); ask for alloc.success'}])
+  }
+  const keys: CallbackKeys = options.keys ? await options.keys() : options
   const host = '127.0.0.1'
   const forwardBase = options.forwardTo ? new URL(options.forwardTo) : undefined
   const wanted = eventFilter(options.events)
@@ -136,7 +150,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
   function check(protocol: Arrival['protocol'], body: Buffer, rawQuery: string | undefined): CallbackCheck | string {
     if (protocol === 'system') {
       try {
-        return checkSystemCallback(body.toString('utf8'), options)
+        return checkSystemCallback(body.toString('utf8'), keys)
       } catch (error) {
         if (error instanceof JsonSyntaxError) return `body is not a JSON object: ${error.message}`
         throw error
@@ -145,7 +159,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     if (protocol === 'easy_pay') {
       if (!rawQuery) return 'no query string: easy_pay callbacks carry their fields in the query'
       const params = Object.fromEntries(new URLSearchParams(rawQuery))
-      const checked = checkEasyPayCallback(params, options)
+      const checked = checkEasyPayCallback(params, keys)
       // a V2 receiver refuses a timestamp over 300 s off, signed or not: unacknowledged, the
       // platform sends it again with a fresh one (protocol notes, section 7)
       const stale = checked.verified && checked.signType === 'RSA' ? staleEasyPayTimestamp(params, options.now?.() ?? new Date()) : undefined
@@ -217,9 +231,12 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     })
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const taken = error.code === 'EADDRINUSE' || error.code === 'EACCES'
+      reject(taken ? new UsageError('invalid input', [{field: 'port', message: `cannot listen on ${host}:${options.port} (${error.code}); pick another port, or 0 for a free one`}]) : error)
+    })
     server.listen(options.port, host, () => {
-      server.off('error', reject)
+      server.removeAllListeners('error')
       resolve()
     })
   })
@@ -230,6 +247,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
   }
   return {
     notifyUrl: `http://${host}:${port}${CALLBACK_PATH}`,
+    keys,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -239,7 +257,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
 }
 
 /** A matcher for `--events pay.success,refund.*`; callbacks without an event name (easy_pay) always pass. */
-export function eventFilter(patterns: string[] | undefined): (event: string | undefined) => boolean {
+function eventFilter(patterns: string[] | undefined): (event: string | undefined) => boolean {
   if (!patterns || patterns.length === 0) return () => true
   const regexes = patterns.map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`))
   return (event) => event === undefined || regexes.some((r) => r.test(event))

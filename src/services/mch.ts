@@ -6,8 +6,15 @@ import {PlatformError, TransportError, UsageError} from '../errors.js'
 import {describeValues, matchValue, REFUND_STATUS} from '../protocol/enums.js'
 import type {JsonObject, JsonValue} from '../protocol/json.js'
 import {parseGmt8} from '../protocol/time.js'
+import type {ProfileStore} from '../profiles/store.js'
+import {storeToken} from './profiles.js'
 
-export async function login(config: ManagementConfig, account: string, password: string): Promise<string> {
+/** `mch login`: logs in and keeps the session token in the profile (never returned). */
+export async function startSession(config: ManagementConfig, store: ProfileStore, profile: string, account: string, password: string): Promise<void> {
+  await storeToken(store, profile, await login(config, account, password))
+}
+
+async function login(config: ManagementConfig, account: string, password: string): Promise<string> {
   const keyAnswer = await managementCall(config, {method: 'GET', path: '/token/public-key'})
   let publicKey
   try {
@@ -35,7 +42,7 @@ export type RefundFilters = Partial<Record<(typeof REFUND_FILTERS)[number], stri
  * The filters as the management API takes them, from what the user typed: a time must be
  * `yyyy-MM-dd HH:mm:ss` (GMT+8), a status its code or the word screens show (`failed`).
  */
-export function refundFilters(given: RefundFilters): RefundFilters {
+function refundFilters(given: RefundFilters): RefundFilters {
   const filters: RefundFilters = {}
   for (const name of REFUND_FILTERS) {
     const value = given[name]
@@ -52,14 +59,14 @@ export function refundFilters(given: RefundFilters): RefundFilters {
   return filters
 }
 
-export interface RefundPage {
+interface RefundPage {
   records: JsonObject[]
   total: number
   size: number
   current: number
 }
 
-export async function refundPage(config: ManagementConfig, filters: RefundFilters, current: number, size: number): Promise<RefundPage> {
+async function refundPage(config: ManagementConfig, filters: RefundFilters, current: number, size: number): Promise<RefundPage> {
   const answer = await managementCall(config, {
     method: 'GET',
     path: '/mch/order/refund/page',
@@ -76,17 +83,30 @@ export async function refundPage(config: ManagementConfig, filters: RefundFilter
   }
 }
 
-/** Every page from `from`, until the last one or `limit` records. */
-export async function allRefunds(
-  config: ManagementConfig,
-  filters: RefundFilters,
-  options: {size: number; limit?: number; onPage?: (page: RefundPage) => void},
+/**
+ * `refunds list`: the filters checked, and only then `connect` asked for the management API
+ * (on the local profile it starts the sandbox: bad input starts nothing); then one page
+ * (`page`), or with `all` every page until the last one, at most `limit` records either way.
+ * `total` is the platform's count of matches.
+ */
+export async function listRefunds(
+  given: RefundFilters,
+  options: {page: number; size: number; all?: boolean; limit?: number},
+  connect: () => Promise<ManagementConfig>,
 ): Promise<{records: JsonObject[]; total: number}> {
+  const filters = refundFilters(given)
+  const config = await connect()
+  if (options.all) return allRefunds(config, filters, options)
+  const {records, total} = await refundPage(config, filters, options.page, options.size)
+  return {records: records.slice(0, options.limit), total}
+}
+
+/** Every page from the first, until the last one or `limit` records. */
+async function allRefunds(config: ManagementConfig, filters: RefundFilters, options: {size: number; limit?: number}): Promise<{records: JsonObject[]; total: number}> {
   const records: JsonObject[] = []
   let total = 0
   for (let current = 1; ; current++) {
     const page = await refundPage(config, filters, current, options.size)
-    options.onPage?.(page)
     total = page.total
     records.push(...page.records)
     if (options.limit !== undefined && records.length >= options.limit) return {records: records.slice(0, options.limit), total}
@@ -94,7 +114,7 @@ export async function allRefunds(
   }
 }
 
-export async function refundById(config: ManagementConfig, id: string): Promise<JsonObject> {
+async function refundById(config: ManagementConfig, id: string): Promise<JsonObject> {
   const answer = await managementCall(config, {method: 'GET', path: '/mch/order/refund/get-by-id', auth: true, query: {id}})
   return answer.data as JsonObject
 }

@@ -3,7 +3,7 @@
 import {randomBytes} from 'node:crypto'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {NormalPayOrderResult, NormalPayResult, PingAnswer, SyncAnswer} from '../protocol/answers.js'
-import {SignatureError, TransportError} from '../errors.js'
+import {SignatureError, TransportError, UsageError} from '../errors.js'
 import {fastEndpoints} from '../protocol/field-rules.js'
 import {compactGmt8} from '../protocol/time.js'
 
@@ -41,6 +41,9 @@ export async function outcomeUnknownHint<T>(create: Promise<T>, key: string, val
 }
 
 export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<NormalPayResult>> {
+  if (Array.isArray(fields.limitPay) && fields.limitPay.some((value) => value === '')) {
+    throw new UsageError('invalid input', [{field: 'limitPay', message: 'an empty value restricts nothing: give a payment type such as no_credit, or leave it out'}])
+  }
   const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('P')
   return outcomeUnknownHint(call<NormalPayResult>(client, fastEndpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
 }

@@ -4,19 +4,20 @@ import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {ConfigError, UsageError} from '../errors.js'
-import {LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
+import {findRunning, locateSandbox} from '../local-sandbox/control.js'
+import {isSecret, LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {keyFingerprint, KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
-export function checkProfileName(name: string): void {
+function checkProfileName(name: string): void {
   if (!NAME.test(name)) throw new UsageError(`profile name "${name}": use letters, digits, _ . - (at most 64)`)
   if (name === LOCAL_PROFILE) throw new UsageError('"local" is the built-in local sandbox profile; choose another name')
 }
 
 /** `~/keys/a.pem` as the shell would expand it: prompts and `--flag=~/...` get no shell expansion. */
-export function expandHome(path: string): string {
+function expandHome(path: string): string {
   return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path
 }
 
@@ -49,7 +50,8 @@ export function checkSetting(key: string, value: string): Partial<Profile> {
   return {[key]: value}
 }
 
-export async function addProfile(store: ProfileStore, name: string, settings: Record<string, string | undefined>): Promise<Profile> {
+/** `profile add`: checked, saved, and made the active profile with `use`. */
+export async function addProfile(store: ProfileStore, name: string, settings: Record<string, string | undefined>, {use = false} = {}): Promise<Profile> {
   checkProfileName(name)
   if (await store.get(name)) throw new UsageError(`profile "${name}" exists; change it with \`unipay profile set\` or remove it first`)
   let profile: Profile = {environment: 'sandbox'}
@@ -59,10 +61,16 @@ export async function addProfile(store: ProfileStore, name: string, settings: Re
   if (!profile.baseUrl) throw new UsageError('invalid input', [{field: 'baseUrl', message: 'is required'}])
   if (!profile.mchNo) throw new UsageError('invalid input', [{field: 'mchNo', message: 'is required'}])
   await store.save(name, profile)
+  if (use) await store.use(name)
   return profile
 }
 
-export async function setProfileValue(store: ProfileStore, name: string, key: string, value: string | undefined): Promise<void> {
+/**
+ * `profile set`: one setting of the named profile (default: the active one) changed, or removed
+ * when `value` is undefined. Returns what a screen may show: a secret as (set, hidden).
+ */
+export async function setProfileValue(store: ProfileStore, named: string | undefined, key: string, value: string | undefined): Promise<{profile: string; key: string; value: string}> {
+  const name = named ?? (await store.activeName())
   if (name === LOCAL_PROFILE) throw new UsageError('the built-in local profile cannot be changed; add a profile of your own')
   const profile = await store.get(name)
   if (!profile) throw new ConfigError(`no profile named "${name}"`)
@@ -72,10 +80,56 @@ export async function setProfileValue(store: ProfileStore, name: string, key: st
     delete (next as unknown as Record<string, unknown>)[key]
   } else Object.assign(next, checkSetting(key, value))
   await store.save(name, next)
+  return {profile: name, key, value: value === undefined || value === '' ? '(unset)' : isSecret(key) ? '(set, hidden)' : value}
+}
+
+/** A row of `profile list`. */
+export interface ProfileListing {
+  name: string
+  environment: string
+  baseUrl: string
+  mchNo: string
+  active: boolean
+}
+
+/** Every profile, the built-in local one first; `active` marks the one in use. */
+export async function listProfiles(store: ProfileStore): Promise<ProfileListing[]> {
+  const active = await store.activeName()
+  const profiles = await store.list()
+  return [
+    {name: LOCAL_PROFILE, environment: 'local', baseUrl: '(local sandbox, started on demand)', mchNo: '', active: active === LOCAL_PROFILE},
+    ...Object.entries(profiles)
+      .filter(([name]) => name !== LOCAL_PROFILE)
+      .map(([name, p]) => ({name, environment: p.environment, baseUrl: p.baseUrl ?? '', mchNo: p.mchNo ?? '', active: active === name})),
+  ]
+}
+
+const noSuchProfile = (name: string) => new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)
+
+/** The name of a profile that exists: the built-in local one, or one stored. */
+async function existing(store: ProfileStore, name: string): Promise<string> {
+  if (name !== LOCAL_PROFILE && !(await store.get(name))) throw noSuchProfile(name)
+  return name
+}
+
+/** The profile a command names: --profile, else UNIPAY_PROFILE, else the active one; it must exist. */
+async function profileInForce(store: ProfileStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  return existing(store, flag ?? (env.UNIPAY_PROFILE || undefined) ?? (await store.activeName()))
+}
+
+/** `profile use`: makes an existing profile (or the built-in local one) the active one. */
+export async function useProfile(store: ProfileStore, name: string): Promise<void> {
+  await store.use(await existing(store, name))
+}
+
+/** `profile remove`: the stored profile goes; its key files stay where they are. */
+export async function removeProfile(store: ProfileStore, name: string): Promise<void> {
+  if (name === LOCAL_PROFILE) throw new UsageError('the built-in local profile cannot be removed')
+  if (!(await store.remove(name))) throw new ConfigError(`no profile named "${name}"`)
 }
 
 /** Safe facts about the keys of a stored profile: fingerprints, never the keys. */
-export function keyFacts(profile: Profile): Record<string, string> {
+function keyFacts(profile: Profile): Record<string, string> {
   const facts: Record<string, string> = {}
   const describe = (label: string, load: () => Parameters<typeof keyFingerprint>[0]) => {
     try {
@@ -95,7 +149,7 @@ export function keyFacts(profile: Profile): Record<string, string> {
  * What `profile show` prints: settings with secrets hidden and keys by file and fingerprint,
  * never key material. The local profile is described from the running sandbox, if any.
  */
-export function describeProfile(
+function describeProfile(
   name: string,
   profile: Profile,
   active: boolean,
@@ -113,6 +167,28 @@ export function describeProfile(
   return {name, active, ...settings, ...keyFacts(shown)}
 }
 
+/**
+ * `profile show`: the named profile (else --profile's, UNIPAY_PROFILE's or the active one),
+ * described as describeProfile says. The built-in local profile is described from the sandbox a
+ * call would use: UNIPAY_SANDBOX_DIR's, else the CLI's (`home`), else the one running for another
+ * folder (said in a notice).
+ */
+export async function showProfile(
+  store: ProfileStore,
+  named: string | undefined,
+  {home, env, notice}: {home: string; env: NodeJS.ProcessEnv; notice: (message: string) => void},
+): Promise<Record<string, string | boolean>> {
+  const name = await profileInForce(store, named, env)
+  const active = await store.activeName()
+  const runtime = name === LOCAL_PROFILE ? await findRunning(locateSandbox(home, undefined, env), notice) : undefined
+  return describeProfile(
+    name,
+    (await store.get(name)) ?? {environment: 'local'},
+    active === name,
+    runtime && {url: runtime.url, mchNo: runtime.merchant.mchNo, appId: runtime.merchant.appId, privateKeyFile: runtime.merchant.privateKeyFile, platformPublicKeyPem: runtime.platformPublicKeyPem},
+  )
+}
+
 /** Keeps a management session token in the profile (the built-in local one included). */
 export async function storeToken(store: ProfileStore, name: string, token: string): Promise<void> {
   const profile = (await store.get(name)) ?? (name === LOCAL_PROFILE ? {environment: 'local' as const} : undefined)
@@ -120,11 +196,15 @@ export async function storeToken(store: ProfileStore, name: string, token: strin
   await store.save(name, {...profile, token})
 }
 
-/** Ends the management session of a profile: the stored token is dropped. Whether there was one. */
-export async function dropToken(store: ProfileStore, name: string): Promise<boolean> {
+/**
+ * `mch logout`: the management session of the profile in force ends: its stored token is
+ * dropped. `loggedOut` false when it had none.
+ */
+export async function endSession(store: ProfileStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<{profile: string; loggedOut: boolean}> {
+  const name = await profileInForce(store, flag, env)
   const profile = await store.get(name)
-  if (!profile?.token) return false
+  if (!profile?.token) return {profile: name, loggedOut: false}
   const {token: _dropped, ...rest} = profile
   await store.save(name, rest)
-  return true
+  return {profile: name, loggedOut: true}
 }

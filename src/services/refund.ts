@@ -5,7 +5,7 @@ import type {RefundOrderResult, RefundResult, SyncAnswer} from '../protocol/answ
 import {endpoints} from '../protocol/endpoints.js'
 import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
 
-export interface RefundInput {
+interface RefundInput {
   tradeNo?: string
   bizOrderNo?: string
   amount?: number

@@ -19,12 +19,14 @@ import {
   type StartSettings,
 } from '../local-sandbox/control.js'
 import {sandboxCredentials, type SandboxCredentials} from '../local-sandbox/credentials.js'
-import {parseDuration} from '../local-sandbox/duration.js'
+import {notADuration, parseDuration} from '../protocol/duration.js'
 import type {GatewayOrderResult, NormalPayOrderResult, RefundRecord, TransferOrderResult} from '../protocol/answers.js'
 import {TRIGGER_EVENTS, sandboxDir, type BoundReceiver, type FaultRule, type SandboxFault, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import type {Notification} from '../protocol/notifications.js'
 import type {RequestLogEntry} from '../protocol/sandbox-requests.js'
 import {EPAY_TRIGGER_EVENTS, triggerEpayNotification} from './sandbox-trigger.js'
+
+export type {SandboxCredentials}
 
 /** Which sandbox a command uses, and where its notices go. */
 export interface SandboxUse {
@@ -121,6 +123,8 @@ export async function payeeAnswers(use: SandboxUse, transfer: string, answer: 'c
 /** Moves the sandbox clock forward by a duration such as 31m or 1h30m (checked before the sandbox is started). */
 export async function advanceClock(use: SandboxUse, duration: string): Promise<{now: string; offsetMs: number}> {
   const advanceMs = parseDuration(duration)
+  if (advanceMs === undefined) throw new UsageError(`DURATION: ${notADuration(duration)}`)
+  if (advanceMs === 0) throw new UsageError(`DURATION: "${duration}" must be more than 0 (the clock only moves forward)`)
   return controlCall(await running(use), 'POST', 'clock', {advanceMs})
 }
 
@@ -248,7 +252,7 @@ async function runningOnly({location, notice}: SandboxUse): Promise<SandboxRunti
   return runtime
 }
 
-export interface RequestsQuery {
+interface RequestsQuery {
   limit: number
   /** Only requests whose answer was not a success, the last `limit` of them. */
   failed: boolean

@@ -2,10 +2,37 @@
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {SyncAnswer, TransferCreateResult, TransferOrderResult} from '../protocol/answers.js'
 import {endpoints} from '../protocol/endpoints.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
 import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
 
-/** The local sandbox's channel merchant number, used when a local profile names none. */
-export const LOCAL_CHANNEL_MCH_NO = 'CM_SANDBOX'
+/** The local sandbox's channel merchant number (protocol/local-sandbox.ts: SANDBOX_CHANNEL_MCH_NOS). */
+const LOCAL_CHANNEL_MCH_NO = 'CM_SANDBOX'
+
+/**
+ * The channel merchant number of a transfer that names none (no flag, no column): the
+ * profile's, else on the built-in local profile the sandbox's. One rule for `transfer` and
+ * `transfer batch`.
+ */
+export function defaultChannelMchNo(profile: Pick<ResolvedProfile, 'environment' | 'settings'>): string | undefined {
+  return profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
+}
+
+/**
+ * `transfer`: the channel merchant number defaulted, every rule checked (the request built, not
+ * sent) before `confirm` asks (a production profile's question), then sent under the checked
+ * request's bizTransferNo.
+ */
+export async function transfer(
+  context: {client: ClientConfig; profile: Pick<ResolvedProfile, 'environment' | 'settings'>},
+  fields: Record<string, unknown>,
+  options: CallOptions & {confirm: () => Promise<void>},
+): Promise<CallResult<TransferCreateResult>> {
+  const withDefault = {...fields, channelMchNo: fields.channelMchNo ?? defaultChannelMchNo(context.profile)}
+  const checked = await createTransfer(context.client, withDefault, {dryRun: true})
+  if (options.dryRun) return checked
+  await options.confirm()
+  return createTransfer(context.client, {...withDefault, bizTransferNo: checked.request.body.bizTransferNo})
+}
 
 export async function createTransfer(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<TransferCreateResult>> {
   const bizTransferNo = fields.bizTransferNo ?? generateBusinessNo('TF')
@@ -17,7 +44,7 @@ export async function createTransfer(client: ClientConfig, fields: Record<string
   )
 }
 
-export type TransferRef = {transferNo?: string; bizTransferNo?: string; channel?: string}
+type TransferRef = {transferNo?: string; bizTransferNo?: string; channel?: string}
 
 export async function queryTransfer(client: ClientConfig, ref: TransferRef, options: CallOptions = {}): Promise<CallResult<TransferOrderResult>> {
   return call(client, endpoints.queryTransfer, ref, options)

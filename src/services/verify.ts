@@ -4,7 +4,7 @@
 // (diagnosis, the easy_pay rules) is loaded only when it is needed: a body that verifies loads
 // neither (docs/performance.md, "Dependencies and start-up").
 import type {KeyObject} from 'node:crypto'
-import {UsageError} from '../errors.js'
+import {SignatureError, UsageError} from '../errors.js'
 import type {CallbackKeys} from '../protocol/callback.js'
 import {canonicalString} from '../protocol/canonical.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
@@ -43,7 +43,7 @@ async function publicKeys(source: KeySource, asRequest: boolean): Promise<{key: 
 }
 
 /** A /unipay/* body: a response, callback or (asRequest) request. */
-export async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: boolean, callback = false): Promise<Outcome> {
+async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: boolean, callback = false): Promise<Outcome> {
   if (typeof body.sign !== 'string' || body.sign === '') throw new UsageError('the body has no sign field to verify')
   const {key, otherKeys} = await publicKeys(source, asRequest)
   // The rule's string, as diagnoseSignature builds it; it explains only a failure.
@@ -62,7 +62,7 @@ export async function verifyUnipay(body: JsonObject, source: KeySource, asReques
  * `callbackAt`: the params are a notification received now, so a V2 one outside the timestamp
  * window fails as its receivers would refuse it.
  */
-export async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
+async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
   if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
   const {checkEasyPayCallback, easyPaySignType, staleEasyPayTimestamp} = await import('../protocol/callback.js')
   const signType = easyPaySignType(params)
@@ -90,10 +90,39 @@ export async function verifyEasyPay(params: Record<string, string>, source: KeyS
 }
 
 /** --scheme epay-v1|epay-v2: the scheme fixes the sign type. */
-export async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
+async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
   const want = scheme === 'epay-v1' ? 'MD5' : 'RSA'
   if (params.sign_type && params.sign_type.toUpperCase() !== want) {
     throw new UsageError(`sign_type "${params.sign_type}" does not belong to ${scheme}, which signs with ${want} only`)
   }
   return {...(await verifyEasyPay({...params, sign_type: params.sign_type || want}, source, asRequest, callbackAt)), protocol: scheme}
+}
+
+/** What `verify` checks, as the command read it. */
+export type Signed =
+  | {scheme: 'unipay'; body: JsonObject}
+  | {scheme: 'easy_pay'; params: Record<string, string>}
+  | {scheme: 'epay-v1' | 'epay-v2'; params: Record<string, string>}
+
+/**
+ * `verify`: the outcome when the signature verifies; otherwise a SignatureError (exit 3) naming
+ * the difference that explains it, the outcome in its details. `asRequest`: signed by the
+ * merchant key. `callbackAt`: a notification received now (a V2 one outside the timestamp window
+ * fails, as its receivers would refuse it).
+ */
+export async function verifySigned(signed: Signed, source: KeySource, {asRequest = false, callbackAt}: {asRequest?: boolean; callbackAt?: Date} = {}): Promise<Outcome> {
+  const outcome =
+    signed.scheme === 'unipay'
+      ? await verifyUnipay(signed.body, source, asRequest, callbackAt !== undefined)
+      : signed.scheme === 'easy_pay'
+        ? await verifyEasyPay(signed.params, source, asRequest, callbackAt)
+        : await verifyEpayScheme(signed.scheme, signed.params, source, asRequest, callbackAt)
+  if (outcome.verified) return outcome
+  const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
+  error.details = outcome
+  error.hint = [
+    `string to sign by the rule: ${outcome.canonicalString}`,
+    ...(outcome.matchingString && outcome.matchingString !== outcome.canonicalString ? [`string the signature matches: ${outcome.matchingString}`] : []),
+  ].join('\n')
+  throw error
 }

@@ -1,8 +1,10 @@
 // The dashboard in a real browser: an order created by the CLI appears, is paid from the page,
-// and its callback shows up (live update, no reload); on a phone-sized screen too.
+// and its callback shows up (live update, no reload); on a phone-sized screen too. The page's
+// clock is the test's (Playwright's clock): its 2 s live update runs when the test moves it.
 import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {launchBrowser, screenshot} from '../helpers/browser.js'
+import type {SandboxCallbacksListResult} from '../../src/commands/sandbox/callbacks/list.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
@@ -29,6 +31,7 @@ describe('sandbox dashboard', () => {
     const url = (await c.json(['sandbox', 'open', '--print'])).body.data.url
     const dashboard = new URL('/dashboard', url).toString()
     const page = await browser.newPage({viewport: {width: 390, height: 844}, isMobile: true})
+    await page.clock.install()
     await page.goto(url)
     // the ticket leaves the address bar (and the history) at once
     expect(page.url()).toBe(dashboard)
@@ -36,12 +39,24 @@ describe('sandbox dashboard', () => {
     await expect(pay.count()).resolves.toBe(1)
     await expect(page.locator('#orders').textContent()).resolves.toContain('Dashboard <i>tea</i>')
     await screenshot(page, 'dashboard-order-open')
+    // the receiver refuses the first attempt, so the page shows the callback pending whenever it renders
+    receiver.answers.push({status: 500, body: 'busy'})
     await pay.click()
     await page.waitForURL(dashboard)
+    // from here the page's time moves only when the test moves it
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 10)
     await expect(page.locator(`#orders tr:has-text("${orderNo}") [data-status]`).getAttribute('data-status')).resolves.toBe('success')
-    await waitFor(() => receiver.received.some((r) => r.body.includes(orderNo)))
-    // the callback row arrives by the live update, without a reload
-    await page.waitForSelector('#callbacks [data-status="delivered"]', {timeout: 10_000})
+    const callback = async () => (await c.result<SandboxCallbacksListResult>(['sandbox', 'callbacks', 'list'])).find((n) => n.body.includes(orderNo))
+    const refused = await waitFor(async () => ((await callback())?.attempts.length ? callback() : undefined))
+    expect(refused?.state).toBe('pending')
+    // resent now, it is delivered; the page shows it at its next live update (every 2 s of its clock), not before, and without a reload
+    expect((await c.run(['sandbox', 'callbacks', 'resend', refused!.id])).code).toBe(0)
+    expect((await callback())?.state).toBe('delivered')
+    await page.evaluate(() => Object.assign(globalThis, {sameDocument: true}))
+    expect(await page.locator('#callbacks [data-status="delivered"]').count()).toBe(0)
+    await page.clock.runFor(2000)
+    await page.waitForSelector('#callbacks [data-status="delivered"]')
+    expect(await page.evaluate(() => (globalThis as {sameDocument?: boolean}).sameDocument)).toBe(true)
     await screenshot(page, 'dashboard-order-paid')
     await page.close()
   }, 60_000)

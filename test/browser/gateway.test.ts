@@ -122,12 +122,26 @@ describe('the cashier page', () => {
   })
 
   it('counts down and turns to expired on its own', async () => {
-    const order = await prepay(['--type', 'cashier', '--title', '限时 Soon', '--amount', '1', '--expired-time', formatGmt8(new Date(Date.now() + 3000))])
+    const order = await prepay(['--type', 'cashier', '--title', '限时 Soon', '--amount', '1', '--expired-time', formatGmt8(new Date(Date.now() + 10 * 60_000))])
     const page = await phone()
+    // the page's timers run on a clock the test moves, as it moves the sandbox's
+    await page.clock.install()
     await page.goto(order.h5Url)
     expect(await state(page)).toBe('wait_pay')
+    const left = async () => {
+      const [minutes, seconds] = (await page.locator('#countdown').textContent())!.split(':').map(Number)
+      return minutes * 60 + seconds
+    }
+    const atFirst = await left()
+    expect(atFirst).toBeGreaterThan(9 * 60)
+    expect(atFirst).toBeLessThanOrEqual(10 * 60)
+    await page.clock.runFor(60_000)
+    expect(await left()).toBe(atFirst - 60)
     await shot(page, 'cashier-countdown')
-    await expect.poll(() => state(page), {timeout: 8000}).toBe('expired')
+    expect((await c.run(['sandbox', 'clock', 'advance', '10m'])).code).toBe(0)
+    // down to 00:00, then the page reloads itself a second later and shows what the sandbox says
+    await page.clock.runFor(10 * 60_000)
+    await expect.poll(() => state(page), {timeout: 5000}).toBe('expired')
     expect(await page.locator('button').count()).toBe(0)
     await shot(page, 'cashier-expired')
     await page.context().close()
@@ -156,6 +170,8 @@ describe('the aggregate page', () => {
     await plain.goto(order.h5Url)
     expect(await plain.locator('#qr svg').isVisible()).toBe(true)
     expect(await plain.locator('#hint').textContent()).toContain('WalletB/')
+    // the counter's QR screen asks the browser to reload it every 3 s, to follow the payment
+    expect(await plain.locator('meta[http-equiv="refresh"]').getAttribute('content')).toBe('3')
     await shot(plain, 'aggregate-qr')
 
     const page = await phone(WALLET_UA.walletB)
@@ -171,8 +187,10 @@ describe('the aggregate page', () => {
     expect(await page.locator('#channel').textContent()).toBe('walletB')
     await shot(page, 'aggregate-walletB-paid')
 
-    // the counter's QR screen refreshes itself and follows the payment
-    await expect.poll(() => state(plain), {timeout: 8000}).toBe('paid')
+    // a reload follows the payment (the browser's own reloads are not waited for on the real clock)
+    await plain.reload()
+    expect(await state(plain)).toBe('paid')
+    expect(await plain.locator('meta[http-equiv="refresh"]').count()).toBe(0)
     await plain.context().close()
     await page.context().close()
     expect((await c.json(['query', 'gateway', '--order-no', order.orderNo])).body.data).toMatchObject({status: 'paid', channel: 'walletB', method: 'walletB_jsapi'})

@@ -487,6 +487,15 @@ describe('the bad-input campaign', () => {
         [['refunds', 'list', '--status', 'failure'], '--status: "failure" is not one of'],
         [['sandbox', 'balance', '--set-yuan', '1.001'], 'is not an amount in yuan'],
         [['listen', '--forward-to', 'ftp://x'], 'must be an http(s) URL'],
+        [['epay', 'v1', 'create', '--name', 'VIP', '--money', '1.001'], '--money: "1.001" is not an amount in yuan'],
+        [['epay', 'v1', 'submit', '--name', 'VIP', '--money', '1', '--notify-url', 'ftp://x'], '--notify-url: must be an http(s) URL'],
+        [['epay', 'v1', 'query'], '--out-trade-no: give --out-trade-no or --trade-no'],
+        [['epay', 'v2', 'create', '--name', 'VIP', '--money', '1', '--type', 'jsapi'], '--method: is required for --type jsapi'],
+        [['epay', 'v2', 'submit', '--name', 'VIP', '--money', '0'], '--money: "0" is below the minimum of 0.01'],
+        [['epay', 'v2', 'query'], '--out-trade-no: give --out-trade-no or --trade-no'],
+        [['epay', 'v2', 'refund', '--out-trade-no', 'E1', '--money', '-1'], '--money: "-1" is not an amount in yuan'],
+        [['epay', 'v2', 'refund-query'], '--out-refund-no: give --out-refund-no or --refund-no'],
+        [['epay', 'v2', 'close'], '--out-trade-no: give --out-trade-no or --trade-no'],
       ]
       const failures: string[] = []
       for (const [args, message] of list) {
@@ -505,6 +514,13 @@ describe('the bad-input campaign', () => {
       expect(stderr).toContain('--data: standard input is over 10 MB, the most unipay reads')
       expect(failures, failures.join('\n')).toEqual([])
       expect(existsSync(join(own.dir, 'data', 'unipay', 'sandbox', 'runtime.json'))).toBe(false)
+      // the first good epay call starts it and signs with what it fills in (V1's MD5 key, V2's merchant key)
+      for (const version of ['v1', 'v2']) {
+        const created = await own.run(['epay', version, 'create', '--name', 'VIP', '--money', '1.00'])
+        expect(created.code, created.stderr).toBe(0)
+        expect(created.stderr).toContain('starting the local sandbox')
+        expect((await own.run(['sandbox', 'stop'])).code).toBe(0)
+      }
     } finally {
       await own.cleanup()
     }

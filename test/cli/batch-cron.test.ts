@@ -5,6 +5,7 @@ import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {DURATION_RULE} from '../../src/protocol/duration.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {onTerminal, terminal} from '../helpers/pty.js'
 import {runtimeIn, sandboxTransfers, waitFor} from '../helpers/sandbox.js'
@@ -222,7 +223,8 @@ describe('rows left processing', () => {
     child.stderr.on('data', (d) => (stderr += d))
     const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)))
     const transferNo = await waitFor(() => journalSoFar(file).find((l) => l.type === 'result')?.transferNo)
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // the payee confirms once the run is following the row: it has said so
+    await waitFor(() => stderr.includes('waiting up to 10m for 1 processing row'))
     await confirm(transferNo)
     expect(await exited).toBe(0)
     expect(JSON.parse(stdout)).toMatchObject({ok: true, data: {counts: {success: 1, processing: 0}}})
@@ -576,6 +578,19 @@ describe('reports', () => {
     expect(output.split('\n').filter((line) => /^\d+ +BT[0-9a-f]{30} +walletB/.test(line))).toHaveLength(50)
     expect(output).toContain('... and 70 more rows: --out FILE writes the whole plan')
     expect(output).toContain('dry run: 120 rows')
+  }, 60_000)
+
+  it('--wait reads a duration by the rule `sandbox clock advance` reads it, and both say it in --help', async () => {
+    const file = payoutFile(accounts('WAIT', 1))
+    const combined = await c.json(['transfer', 'batch', file, '--wait', '1h30m'])
+    expect(combined.code, combined.stderr).toBe(0)
+    expect(combined.body.data.counts.success).toBe(1)
+    const unreadable = await c.run(['transfer', 'batch', file, '--wait=1x'])
+    expect(unreadable.code).toBe(2)
+    expect(unreadable.stderr).toContain(`--wait: "1x" is not a duration; write ${DURATION_RULE}`)
+    for (const command of [['transfer', 'batch'], ['transfer', 'batch', 'status'], ['sandbox', 'clock', 'advance']]) {
+      expect((await c.run([...command, '--help'])).stdout.replace(/\s+/g, ' '), command.join(' ')).toContain(DURATION_RULE)
+    }
   }, 60_000)
 
   it('--dry-run gives the per-row plan, on stdout or with --out, and sends nothing', async () => {

@@ -1,7 +1,7 @@
 // What errors and results print when a script or a person must act on them: a hostile error
 // message from an unsigned answer arrives inert on every path, the --json document says whether
 // the answer was verified and what was warned, and a bug in the CLI has an exit code of its own.
-import {writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
@@ -110,5 +110,50 @@ describe('a bug in the CLI', () => {
     const json = await run(['--json'])
     expect(json.code).toBe(70)
     expect(JSON.parse(json.stdout).error).toMatchObject({kind: 'internal', exitCode: 70, hint: expect.stringContaining('please report it')})
+  })
+})
+
+describe('an error outside every command (a plugin\'s, oclif\'s loading)', () => {
+  // A linked plugin in the user's data folder, as `plugins link` leaves it: its commands run
+  // through oclif, never through BaseCommand.catch, so what they throw reaches bin/run.js.
+  let own: Cli
+  beforeAll(() => {
+    own = cli({process: true})
+    const root = join(own.dir, 'plugin')
+    mkdirSync(join(root, 'commands'), {recursive: true})
+    writeFileSync(join(root, 'package.json'), JSON.stringify({name: 'boom', version: '1.0.0', type: 'module', oclif: {commands: './commands'}}))
+    const command = (body: string) => `export default class C {\n  static description = 'a plugin command'\n  static async run() {\n    ${body}\n  }\n}\n`
+    writeFileSync(join(root, 'commands', 'boom.js'), command('return undefined.value'))
+    writeFileSync(join(root, 'commands', 'usage.js'), command("throw Object.assign(new Error('--colour is not a flag of usage'), {oclif: {exit: 2}})"))
+    writeFileSync(join(root, 'commands', 'unloadable.js'), "throw new RangeError('the plugin failed to load')\n")
+    // its manifest, so that a command's file is loaded only when the command runs
+    const entry = (id: string) => [id, {id, pluginName: 'boom', pluginType: 'link', aliases: [], flags: {}, args: {}, description: 'a plugin command'}]
+    writeFileSync(join(root, 'oclif.manifest.json'), JSON.stringify({version: '1.0.0', commands: Object.fromEntries(['boom', 'usage', 'unloadable'].map(entry))}))
+    mkdirSync(join(own.dir, 'data', 'unipay'), {recursive: true})
+    writeFileSync(join(own.dir, 'data', 'unipay', 'package.json'), JSON.stringify({oclif: {plugins: [{type: 'link', name: 'boom', root}]}}))
+  })
+  afterAll(async () => {
+    await own.cleanup()
+  })
+
+  const BUG = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
+
+  it('a failure that is not oclif\'s own exits 70 with the line asking to report it (it was 1, the platform\'s code)', async () => {
+    const thrown = await own.run(['boom'])
+    expect(thrown).toMatchObject({code: 70, stdout: '', stderr: `Error: Cannot read properties of undefined (reading 'value')\n${BUG}\n`})
+    const json = await own.run(['boom', '--json'])
+    expect(json.code).toBe(70)
+    expect(JSON.parse(json.stdout)).toEqual({ok: false, error: {kind: 'internal', exitCode: 70, message: "Cannot read properties of undefined (reading 'value')", hint: BUG}, warnings: []})
+    const unloadable = await own.run(['unloadable'])
+    expect(unloadable.code).toBe(70)
+    expect(unloadable.stderr).toMatch(/^Error: the plugin failed to load\n/)
+    expect(unloadable.stderr).toContain(BUG)
+  })
+
+  it('oclif\'s own errors keep their documented codes: unknown command, nonexistent flag, a usage error (2)', async () => {
+    expect(await own.run(['usage'])).toMatchObject({code: 2, stderr: expect.stringContaining('--colour is not a flag of usage')})
+    expect(await own.run(['nope'])).toMatchObject({code: 2, stderr: expect.stringContaining('unknown command "nope"')})
+    expect(await own.run(['pay', 'create', '--titel', 'T'])).toMatchObject({code: 2, stderr: expect.stringContaining('Nonexistent flag: --titel (did you mean --title?)')})
+    expect(await own.run(['help', 'nope'])).toMatchObject({code: 2, stderr: expect.stringContaining('Command nope not found')})
   })
 })

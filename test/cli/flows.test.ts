@@ -316,4 +316,10 @@ describe('time you can move', () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('DURATION: "10 minutes" is not a duration')
   })
+
+  it('reads a duration by the rule --wait reads it: a bare number is seconds, units add up', async () => {
+    const before = (await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '1ms'])).offsetMs
+    expect((await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '30'])).offsetMs).toBe(before + 30_000)
+    expect((await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '1h30m'])).offsetMs).toBe(before + 30_000 + 90 * 60_000)
+  })
 })

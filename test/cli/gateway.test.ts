@@ -174,6 +174,16 @@ describe('auth url and auth exchange', () => {
     expect(unknown.body).toMatchObject({ok: true, data: {status: 'not_exist'}, response: {code: 0, message: 'success'}})
   })
 
+  it('prints a dry run of the unsigned exchange as every call prints one, without a string to sign', async () => {
+    const shown = await c.run(['auth', 'exchange', '--auth-code', 'AC1', '--query-code', 'Q1', '--dry-run'])
+    expect(shown.code).toBe(0)
+    expect(shown.stderr).toMatch(/^dry run: not sent\. POST http:\/\/127\.0\.0\.1:\d+\/unipay\/assist\/channel\/auth\/auth \(unsigned\)$/m)
+    expect(shown.stderr).not.toContain('string to sign')
+    expect(JSON.parse(shown.stdout)).toMatchObject({authCode: 'AC1', queryCode: 'Q1'})
+    const json = await c.json(['auth', 'exchange', '--auth-code', 'AC1', '--set', '--dry-run'])
+    expect(json.body).toEqual({ok: true, dryRun: true, request: {url: expect.stringMatching(/\/auth-and-set$/), body: expect.objectContaining({authCode: 'AC1', mchNo: expect.any(String)})}})
+  })
+
   it('refuses bad input before sending', async () => {
     const missing = await c.run(['auth', 'exchange', '--query-code', 'Q1'])
     expect(missing.code).toBe(2)

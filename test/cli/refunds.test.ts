@@ -20,8 +20,8 @@ let sandboxUrl = ''
 beforeAll(async () => {
   c = cli()
   receiver = await callbackReceiver()
-  // Refunds settle 20x faster; sessions last 4 s so that expiry can be seen.
-  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '4'])).url
+  // Refunds settle 20x faster; sessions last 10 minutes of the sandbox clock, which the last test moves past.
+  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '20', '--token-ttl', '600'])).url
 })
 afterAll(async () => {
   await receiver.close()
@@ -90,6 +90,11 @@ describe('refund lookups for support staff', () => {
   })
 
   it('lists exactly the matching refunds of its own merchant, walks pages, and notices an expired session', async () => {
+    // refunds of its own, whatever ran before: two that succeed and one that fails
+    const mine = await paidOrder(100)
+    for (const amount of ['30', '70']) expect((await c.run(['refund', 'create', '--biz-order-no', mine.bizOrderNo, '--amount', amount])).code).toBe(0)
+    const failing = await paidOrder(50)
+    expect((await c.run(['refund', 'create', '--biz-order-no', failing.bizOrderNo, '--amount', '50', '--reason', 'test:fail'])).code).toBe(0)
     // another merchant with a refund of its own, which must never appear
     const keys = await c.result<KeysGenerateResult>(['keys', 'generate', '--out-dir', join(c.dir, 'keys'), '--name', 'm2'])
     expect((await c.run(['sandbox', 'merchants', 'add', 'M2000000002', '--public-key-file', keys.publicKeyFile])).code).toBe(0)
@@ -126,7 +131,10 @@ describe('refund lookups for support staff', () => {
     expect(piped.stdout.split('\n')[0]).toMatch(/^id\tmchNo\tappId\trefundNo\tbizRefundNo\t.*\terrorMsg\t.*\tcreateTime$/)
     expect(await c.result<RefundsGetResult>(['refunds', 'get', String(all[0].id)])).toEqual(all[0])
 
-    await new Promise((resolve) => setTimeout(resolve, 4200))
+    // the session lasts its 10 minutes of the sandbox clock, and not past them
+    expect((await c.run(['sandbox', 'clock', 'advance', '9m'])).code).toBe(0)
+    expect((await c.run(['refunds', 'list'])).code).toBe(0)
+    expect((await c.run(['sandbox', 'clock', 'advance', '1m'])).code).toBe(0)
     const expired = await c.run(['refunds', 'list'])
     expect(expired.code).toBe(1)
     expect(expired.stderr).toContain('the session has expired: log in again')

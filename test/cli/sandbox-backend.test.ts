@@ -3,13 +3,13 @@
 // run as written), and the request log that explains a refused signature.
 import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {getEventListeners} from 'node:events'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 import {generateRsaKeyPair} from '../../src/protocol/keys.js'
@@ -21,7 +21,8 @@ import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {startListen} from '../helpers/listen.js'
-import {waitFor} from '../helpers/sandbox.js'
+import {onTerminal} from '../helpers/pty.js'
+import {freePort, waitFor} from '../helpers/sandbox.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -32,6 +33,19 @@ beforeAll(() => {
 })
 afterAll(async () => {
   await c.cleanup()
+})
+
+describe('sandbox credentials and status, piped', () => {
+  it('print only label<TAB>value lines: the platform key as its bare Base64 line, no PEM block', async () => {
+    const creds = (await c.json(['sandbox', 'credentials'])).body.data
+    for (const args of [['sandbox', 'credentials'], ['sandbox', 'status']]) {
+      const {stdout, code} = await c.run(args)
+      expect(code).toBe(0)
+      const lines = stdout.trimEnd().split('\n')
+      for (const line of lines) expect(line, args.join(' ')).toMatch(/^[A-Za-z][A-Za-z0-9]*\t/)
+      expect(lines, args.join(' ')).toContain(`platformPublicKey\t${creds.platformPublicKey}`)
+    }
+  })
 })
 
 describe('sandbox credentials', () => {
@@ -103,6 +117,19 @@ describe('sandbox logs', () => {
   })
 })
 
+describe('sandbox start and sandbox balance', () => {
+  it('piped: labelled lines of raw values (label<TAB>value); on a terminal: aligned, the balance in yuan beside its cents', async () => {
+    const start = await c.run(['sandbox', 'start'])
+    expect(start.code).toBe(0)
+    const {url, pid} = (await c.json(['sandbox', 'status'])).body.data
+    expect(start.stdout).toBe(`url\t${url}\npid\t${pid}\n`)
+    const balance = await c.run(['sandbox', 'balance', '--set-yuan', '12.5'])
+    expect(balance.stdout).toBe('mchNo\tM1000000001\nbalance\t1250\n')
+    expect((await onTerminal(['sandbox', 'start'], c.env, 80)).output).toMatch(new RegExp(`^url +${url}\npid +${pid}\n`, 'm'))
+    expect((await onTerminal(['sandbox', 'balance'], c.env, 80)).output).toMatch(/^mchNo +M1000000001\nbalance +1250 \(¥12\.50\)\n/m)
+  })
+})
+
 describe('sandbox start --foreground', () => {
   it('logs requests to stdout, prints the secret once beyond loopback, and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'unipay-fg-'))
@@ -130,6 +157,59 @@ describe('sandbox start --foreground', () => {
       rmSync(dataDir, {recursive: true, force: true})
     }
   }, 40_000)
+})
+
+describe('sandbox start --foreground while it starts', () => {
+  it('holds the start lock a background start takes: a command run meanwhile uses this sandbox, it starts no second one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'unipay-fg-'))
+    const gate = mkdtempSync(join(tmpdir(), 'unipay-gate-'))
+    // every sandbox daemon started with this environment says it is there, then waits at its start until the gate opens
+    const hold = join(gate, 'hold.mjs')
+    writeFileSync(hold, [
+      "import {existsSync, writeFileSync} from 'node:fs'",
+      "if (process.argv[1]?.endsWith('/sandbox/main.js')) {",
+      `  writeFileSync(${JSON.stringify(join(gate, 'held-'))} + process.pid, '')`,
+      `  while (!existsSync(${JSON.stringify(join(gate, 'open'))})) await new Promise((resolve) => setTimeout(resolve, 20))`,
+      '}',
+    ].join('\n'))
+    const env = {...c.env, NODE_OPTIONS: `--import=${pathToFileURL(hold).href}`}
+    const held = () => readdirSync(gate).filter((name) => name.startsWith('held-')).map((name) => Number(name.slice(5)))
+    const run = (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
+      const output = {stdout: '', stderr: ''}
+      child.stdout.on('data', (d) => (output.stdout += d))
+      child.stderr.on('data', (d) => (output.stderr += d))
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      return {child, output, exited}
+    }
+    const foreground = run(['sandbox', 'start', '--foreground', '--port', '0', '--data-dir', dataDir])
+    try {
+      await waitFor(() => held().length === 1, 20_000)
+      // its daemon is starting: no runtime file yet
+      const second = run(['sandbox', 'start', '--data-dir', dataDir, '--json'])
+      await waitFor(() => /waiting for the local sandbox|starting the local sandbox in the background/.test(second.output.stderr), 20_000)
+      writeFileSync(join(gate, 'open'), '')
+      expect(await second.exited, second.output.stderr).toBe(0)
+      const runtime = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'runtime.json'), 'utf8'))
+      expect(JSON.parse(second.output.stdout).data).toMatchObject({started: false, pid: runtime.pid})
+      expect(held()).toEqual([runtime.pid])
+      expect(second.output.stderr).toContain(`waiting for the local sandbox that another command is starting for ${dataDir}`)
+      foreground.child.kill('SIGTERM')
+      expect(await foreground.exited).toBe(0)
+    } finally {
+      writeFileSync(join(gate, 'open'), '')
+      foreground.child.kill('SIGKILL')
+      for (const pid of held()) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // already stopped
+        }
+      }
+      rmSync(dataDir, {recursive: true, force: true})
+      rmSync(gate, {recursive: true, force: true})
+    }
+  }, 60_000)
 })
 
 describe('sandbox trigger and listen --events', () => {
@@ -173,16 +253,6 @@ describe('sandbox trigger and listen --events', () => {
   })
 })
 
-
-/** A port free right now on loopback. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  const {port} = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 /** A long-running command, its output gathered, ready once `ready` matches it. */
 function background(command: string, options: {cwd: string; env: NodeJS.ProcessEnv}): {child: ChildProcess; output: () => string; exited: Promise<number | null>} {
   const child = spawn('bash', ['-c', `exec ${command}`], {...options, stdio: ['ignore', 'pipe', 'pipe']})
@@ -201,6 +271,20 @@ function foreground(command: string, options: {cwd: string; env: NodeJS.ProcessE
     child.once('exit', (code) => resolve({code, output}))
   })
 }
+
+describe('README: "Testing your own backend ... against the sandbox"', () => {
+  it('names every setting `sandbox credentials` prints, and no file the credentials do not name', async () => {
+    const printed = (await c.run(['sandbox', 'credentials'])).stdout
+    const labels = [...printed.matchAll(/^(\w+)\t/gm)].map((match) => match[1])
+    expect(labels).toEqual(expect.arrayContaining(['baseUrl', 'merchantPrivateKeyBase64File', 'epayPid', 'epayV1Md5KeyFile']))
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const from = readme.indexOf('### Testing your own backend')
+    const section = readme.slice(from, readme.indexOf('\n## ', from))
+    const named = new Set([...section.matchAll(/`(\w+)`/g)].map((match) => match[1]))
+    expect(labels.filter((label) => !named.has(label))).toEqual([])
+    expect([...named].filter((name) => name.endsWith('File') && !labels.includes(name))).toEqual([])
+  })
+})
 
 describe('README: "Use the sandbox from your own backend", run as written', () => {
   // Every `sh` line of the section runs in order, in bash, in an empty folder, with `unipay` on
@@ -279,6 +363,11 @@ describe('every sandbox command reaches the sandbox the user started', () => {
       expect(started.started).toBe(true)
       expect((await own.json(['sandbox', 'credentials', '--data-dir', dir])).body.data.baseUrl).toBe(started.url)
       expect((await own.json(['sandbox', 'credentials'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data.baseUrl).toBe(started.url)
+      // profile show names the sandbox a call would use
+      expect((await own.json(['profile', 'show'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data).toMatchObject({name: 'local', baseUrl: started.url})
+      const shownAlone = await own.json(['profile', 'show'])
+      expect(shownAlone.body.data.baseUrl).toBe(started.url)
+      expect(shownAlone.stderr).toContain(`using the sandbox running for ${dir}`)
       const alone = await own.json(['sandbox', 'credentials'])
       expect(alone.body.data.baseUrl).toBe(started.url)
       expect(alone.stderr).toContain(`using the sandbox running for ${dir} (pid ${started.pid}, ${started.url})`)
@@ -289,6 +378,11 @@ describe('every sandbox command reaches the sandbox the user started', () => {
       expect(second.body.data.url).not.toBe(started.url)
       expect(second.stderr).toContain(`starting a second sandbox, for ${join(own.env.XDG_DATA_HOME!, 'unipay')}: another runs for ${dir}`)
       expect((await own.json(['sandbox', 'credentials'])).body.data.baseUrl).toBe(second.body.data.url)
+      // with a sandbox of its own running too, UNIPAY_SANDBOX_DIR still chooses, for a call and for profile show alike
+      const called = await own.json(['query', 'pay', '--order-no', 'DP1', '--debug'], {env: {UNIPAY_SANDBOX_DIR: dir}})
+      expect(called.stderr).toContain(`POST ${started.url}/unipay/query/pay-order`)
+      expect((await own.json(['profile', 'show'], {env: {UNIPAY_SANDBOX_DIR: dir}})).body.data.baseUrl).toBe(started.url)
+      expect((await own.json(['profile', 'show'])).body.data.baseUrl).toBe(second.body.data.url)
     } finally {
       await own.run(['sandbox', 'stop', '--data-dir', dir])
       rmSync(dir, {recursive: true, force: true})

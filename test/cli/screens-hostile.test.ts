@@ -57,6 +57,26 @@ describe('listen', () => {
     }
   }, 30_000)
 
+  it('on a terminal: callbacks with a megabyte of digits as their amount are answered at once, and it goes on serving', async () => {
+    // as a forger posts it: the amount a string of a million digits (cents as yuan was BigInt, quadratic in them)
+    const huge = JSON.stringify({event: 'pay.success', data: {orderNo: 'DP1', status: 'success', amount: '1'.repeat(1_000_000)}, sign: 'Zm9yZ2Vk'})
+    const t = terminal(['listen', '--port', '0'], {env: c.env, columns: 160})
+    try {
+      await t.waitFor(/listening on (http:\S+)/)
+      const url = /listening on (http:\S+)/.exec(t.output())![1]
+      for (let i = 0; i < 60; i++) expect((await post(url, huge)).status).toBe(400)
+      expect((await c.run(['sandbox', 'trigger', 'pay.success', '--notify-url', url])).code).toBe(0)
+      await t.waitFor(/pay\.success +success +\d+ \(¥[\d.]+\) +yes/)
+      const rows = t.output().slice(t.output().indexOf('GMT+8')).split('\n').filter(Boolean)
+      // shown as given, cut to its column's share of the row
+      expect(rows.filter((row) => row.includes(`${'1'.repeat(39)}… NO`))).toHaveLength(60)
+      for (const row of rows) expect(row.length, row.slice(0, 200)).toBeLessThanOrEqual(160)
+    } finally {
+      t.type('\u0003')
+      await t.exited
+    }
+  }, 30_000)
+
   it('piped: the JSON line carries no live control character either', async () => {
     const l = await startListen(c, ['--port', '0', '--print-body'])
     try {
@@ -69,7 +89,7 @@ describe('listen', () => {
     }
   }, 30_000)
 
-  for (const columns of [100, 160]) {
+  for (const columns of [80, 100, 160]) {
     it(`a verified callback's row fits ${columns} columns (numbers under their column, never wrapped by the terminal)`, async () => {
       const t = terminal(['listen', '--port', '0'], {env: c.env, columns})
       try {

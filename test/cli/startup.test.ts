@@ -6,8 +6,8 @@ import module from 'node:module'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
-import {signBody} from '../../src/protocol/signature.js'
+import {generateRsaKeyPair} from '../../src/protocol/keys.js'
+import {sdkSigned} from '../helpers/sdk.js'
 import {cli, type Cli} from '../helpers/cli.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
@@ -23,7 +23,7 @@ beforeAll(async () => {
   writeFileSync(join(c.dir, 'platform.pem'), pair.publicKeyPem)
   // a signed request body, as the bench's `verify` of a file checks (scripts/bench.mjs)
   const body = {mchNo: 'M1', appId: 'A1', reqId: 'R1', reqTime: '2025-01-01 00:00:00', title: 'x', amount: 100, goodsDetail: [{goodsId: 'G1', quantity: 1}]}
-  writeFileSync(join(c.dir, 'signed.json'), JSON.stringify(signBody(body, loadPrivateKey(pair.privateKeyPem))))
+  writeFileSync(join(c.dir, 'signed.json'), JSON.stringify(sdkSigned(body, pair.privateKeyPem)))
   // a remote profile: a dry run then loads what a real call loads, without a local sandbox
   const added = await c.run(['profile', 'add', 'remote', '--base-url', 'http://127.0.0.1:9', '--mch-no', 'M1', '--private-key-file', join(c.dir, 'merchant.pem'), '--platform-public-key-file', join(c.dir, 'platform.pem')])
   expect(added.code).toBe(0)

@@ -4,7 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {flattenToStrings} from '../../src/protocol/canonical.js'
 import {signMd5, signRsa} from '../../src/protocol/epay.js'
 import {loadPrivateKey} from '../../src/protocol/keys.js'
-import {signBody} from '../../src/protocol/signature.js'
+import {sdkSigned} from '../helpers/sdk.js'
 import {cli, type Cli} from '../helpers/cli.js'
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/epay-sign.json', import.meta.url), 'utf8'))
@@ -69,6 +69,14 @@ describe('verify --callback, easy_pay', () => {
     expect(JSON.stringify(keyParam.body)).not.toContain(md5Key)
   })
 
+  it('explains a failure of a notification with many fields at once: the diagnosis is bounded (it was quadratic in their number)', async () => {
+    // 30,000 parameters added to a signed notification, about 300 KB of query string
+    const padding = Array.from({length: 30_000}, (_, i) => `k${i}=v`).join('&')
+    const hostile = await c.run(['verify', '--callback', '--data', `@${file('many.txt', `${query(md5Notify)}&${padding}`)}`, '--md5-key-file', keyFile])
+    expect(hostile.code).toBe(3)
+    expect(hostile.stderr).toContain('signature does not verify: the string to sign is over 64 KB: not diagnosed further (the parameters were changed after signing, or another MD5 key signed them)')
+  })
+
   it('takes the MD5 key from the profile, and says how to give one when there is none', async () => {
     expect((await c.run(['profile', 'add', 'shop', '--environment', 'sandbox', '--base-url', 'https://pay.example.com', '--mch-no', 'M1', '--platform-public-key-file', platformFile, '--private-key-file', merchantPrivateFile])).code).toBe(0)
     expect((await c.run(['profile', 'set', 'md5Key', '-', '--profile', 'shop'], {input: md5Key})).code).toBe(0)
@@ -122,7 +130,7 @@ describe('verify --callback, system', () => {
   it('verifies a saved JSON callback and explains a changed one', async () => {
     const platformPrivate = loadPrivateKey(fixture.v2.keys.platform_private_key_pkcs8_b64)
     const envelope = {code: 0, msg: 'success', data: flattenToStrings({orderNo: 'DP1', amount: 100, status: 'success'}), resTime: '2026-11-22 10:00:00', reqId: 'N1', event: 'pay.success', eventId: 'e1', protocol: 'system', mchNo: 'M1'}
-    const saved = file('callback.json', JSON.stringify(signBody(envelope, platformPrivate)))
+    const saved = file('callback.json', JSON.stringify(sdkSigned(envelope, platformPrivate.export({type: 'pkcs8', format: 'pem'}) as string)))
     const ok = await c.run(['verify', '--callback', '--data', `@${saved}`, '--public-key', platformFile])
     expect(ok.code).toBe(0)
     expect(ok.stdout).toContain('data.amount=100&data.orderNo=DP1&data.status=success')

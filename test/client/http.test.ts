@@ -83,17 +83,27 @@ describe('httpRequest', () => {
     }
   })
 
-  it('gives up after the timeout, as a request that may have landed', async () => {
+  it('gives up at the timeout, not before, as a request that may have landed', async () => {
+    let landed = false
     const {server, url} = await serve(() => {
-      // never answers
+      landed = true // and never answers
     })
+    // the deadline runs on a clock the test moves; the socket stays real
+    vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
     try {
-      const started = Date.now()
-      const error = await transportError(postJson(url, '{}', {timeoutMs: 300}))
-      expect(Date.now() - started).toBeLessThan(3000)
+      let settled = false
+      const answer = postJson(url, '{}', {timeoutMs: 300})
+      answer.then(() => (settled = true), () => (settled = true))
+      // (vi.waitFor would move the faked clock; setImmediate is left real)
+      while (!landed) await new Promise((resolve) => setImmediate(resolve))
+      await vi.advanceTimersByTimeAsync(299)
+      expect(settled).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      const error = await transportError(answer)
       expect(error.message).toBe(`could not reach ${url}: no answer within 0.3s`)
       expect(error.outcomeUnknown).toBe(true)
     } finally {
+      vi.useRealTimers()
       server.closeAllConnections()
       server.close()
     }

@@ -1,5 +1,5 @@
 // An in-process sandbox on a random port, plus a client signing as its default merchant.
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -9,8 +9,8 @@ import type {Endpoint} from '../../src/protocol/endpoints.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import {startSandbox, type RunningSandbox, type StartOptions} from '../../src/sandbox/server.js'
-import {readFileSync} from 'node:fs'
 import {CONTROL_SECRET_HEADER, type SandboxRuntime} from '../../src/protocol/local-sandbox.js'
+import {afterAll, beforeAll} from 'vitest'
 import {seedSandboxKeys} from './sandbox-keys.js'
 
 /** What a control call (/_sandbox/*) must carry: the per-start secret and a JSON body. */
@@ -40,6 +40,8 @@ export interface TestSandbox {
   sandbox: RunningSandbox
   dataDir: string
   client: ClientConfig
+  /** The default merchant's private key (PEM), for an outside signer (helpers/sdk.ts). */
+  merchantPem: string
   /** Signs and posts; returns the verified answer body as plain JSON. */
   send(endpoint: Endpoint, fields: Record<string, unknown>): Promise<Record<string, any>>
   /** Posts a prepared body as is. */
@@ -51,11 +53,12 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
   seedSandboxKeys(dataDir)
   const sandbox = await startSandbox({dataDir, port: 0, ...options})
   const {runtime} = sandbox
+  const merchantPem = readFileSync(runtime.merchant.privateKeyFile, 'utf8')
   const client: ClientConfig = {
     baseUrl: runtime.url,
     mchNo: runtime.merchant.mchNo,
     appId: runtime.merchant.appId,
-    privateKey: loadPrivateKey(readFileSync(runtime.merchant.privateKeyFile, 'utf8')),
+    privateKey: loadPrivateKey(merchantPem),
     platformKey: loadPublicKey(runtime.platformPublicKeyPem),
     verify: true,
   }
@@ -78,6 +81,7 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
     sandbox,
     dataDir,
     client,
+    merchantPem,
     post,
     async send(endpoint, fields) {
       const request = await buildRequest(client, endpoint, fields)
@@ -92,6 +96,29 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
   }
 }
 
+/**
+ * The sandbox of a test file (or of a describe block): started before its tests, closed and its
+ * folder removed after them. The handle reads through to the started sandbox, so use it inside
+ * tests and hooks registered after this call.
+ */
+export function useTestSandbox(options: Partial<StartOptions> = {}): TestSandbox {
+  let started: TestSandbox | undefined
+  beforeAll(async () => {
+    started = await testSandbox(options)
+  })
+  afterAll(async () => {
+    if (!started) return
+    await started.close()
+    removeDir(started.dataDir)
+  })
+  return new Proxy({} as TestSandbox, {
+    get(_, key) {
+      if (!started) throw new Error('the test sandbox is not started yet: use it inside a test or a later hook')
+      return started[key as keyof TestSandbox]
+    },
+  })
+}
+
 export function removeDir(dir: string): void {
   rmSync(dir, {recursive: true, force: true})
 }
@@ -102,6 +129,15 @@ export interface Receiver {
   /** Answers, in order, for the next arrivals; then `SUCCESS`. */
   answers: {status: number; body: string}[]
   close(): Promise<void>
+}
+
+/** A port free right now on loopback (nothing listens on it until someone takes it). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const {port} = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 /** A merchant's callback endpoint on a random port. */
@@ -128,6 +164,23 @@ export async function callbackReceiver(): Promise<Receiver> {
         server.close(() => resolve())
       }),
   } as Receiver
+}
+
+/** A callback receiver for the tests of a file (or of a describe block), closed after them; read as useTestSandbox's. */
+export function useCallbackReceiver(): Receiver {
+  let started: Receiver | undefined
+  beforeAll(async () => {
+    started = await callbackReceiver()
+  })
+  afterAll(async () => {
+    await started?.close()
+  })
+  return new Proxy({} as Receiver, {
+    get(_, key) {
+      if (!started) throw new Error('the callback receiver is not started yet: use it inside a test or a later hook')
+      return started[key as keyof Receiver]
+    },
+  })
 }
 
 export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {

@@ -1,6 +1,16 @@
 // What an official SDK does to sign a request, written independently of src/protocol so that
 // the sandbox is checked against an outside signer: its own flattening, jsrsasign for RSA.
+import {randomBytes} from 'node:crypto'
 import jsrsasign from 'jsrsasign'
+
+/** A number no earlier request used: the prefix and 12 random hex digits. */
+export const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
+
+/** The SDK's reqTime: now in GMT+8, yyyy-MM-dd HH:mm:ss. */
+const sdkTime = () => new Date(Date.now() + 8 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19)
+
+/** The common fields an SDK fills, in its order, for the local sandbox's default merchant. */
+export const sdkCommon = () => ({mchNo: 'M1000000001', appId: 'A1000000001', reqId: unique('R'), nonceStr: randomBytes(16).toString('hex'), reqTime: sdkTime()})
 
 function flatten(value: unknown, key: string, out: [string, string][]): void {
   if (value === null || value === undefined) return

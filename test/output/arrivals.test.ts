@@ -24,18 +24,26 @@ describe('listen rows', () => {
     verified: true, answer: {status: 200, body: 'SUCCESS'}, rawBody: '{}',
   }
 
-  for (const width of [100, 120, 160, 200]) {
-    it(`fit ${width} columns, every number whole`, () => {
-      const lines = arrivalRow(arrival, false, width).split('\n')
+  for (const width of [80, 87, 100, 120, 160, 200]) {
+    it(`fit ${width} columns, header too, every number whole`, () => {
+      const lines = [arrivalHeader(width), ...arrivalRow(arrival, false, width).split('\n')]
       for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width)
       for (const [key, value] of Object.entries(arrival.numbers)) expect(lines.join('\n')).toMatch(new RegExp(`(^| )${key}=${value}( |$)`, 'm'))
-      expect(lines[0]).toMatch(/^03:05:07 system +refund\.success +success +30 \(¥0\.30\) +yes +200 SUCCESS/)
+      expect(lines[1]).toMatch(/^03:05:07 (system +)?refund\.success +success +30 \(¥0\.30\) +yes +200 SUCCESS/)
     })
   }
 
+  it('on 80 columns, PROTOCOL goes first (an easy_pay notification says so under EVENT); the numbers go below the row', () => {
+    expect(arrivalHeader(80)).toBe('GMT+8    EVENT            STATUS        AMOUNT           VERIFIED ANSWER')
+    expect(arrivalRow(arrival, false, 80).split('\n')[0]).toBe('03:05:07 refund.success   success       30 (¥0.30)       yes      200 SUCCESS')
+    const easyPay = {...arrival, protocol: 'easy_pay' as const, event: undefined, status: 'TRADE_SUCCESS', amount: '100', numbers: {trade_no: 'DP1', out_trade_no: 'E1'}, answer: {status: 200, body: 'success'}}
+    expect(arrivalRow(easyPay, false, 80)).toBe('03:05:07 easy_pay         TRADE_SUCCESS 100 (¥1.00)      yes      200 success\n  trade_no=DP1 out_trade_no=E1')
+    expect(arrivalHeader(100)).toMatch(/^GMT\+8 +PROTOCOL +EVENT .* NUMBERS$/)
+  })
+
   it('on a wide terminal, numbers on the row and continued under the NUMBERS column', () => {
     const lines = arrivalRow(arrival, false, 160).split('\n')
-    const at = arrivalHeader().indexOf('NUMBERS')
+    const at = arrivalHeader(160).indexOf('NUMBERS')
     expect(lines[0].slice(at)).toMatch(/^orderNo=DP\d+ bizOrderNo=/)
     for (const line of lines.slice(1)) expect(line.slice(0, at).trim()).toBe('')
   })

@@ -3,8 +3,11 @@ import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {parseEasyPayInput} from '../../src/protocol/callback.js'
 import {diagnoseEpayMd5, diagnoseEpayRsa} from '../../src/protocol/epay-diagnose.js'
-import {epayStringToSign, md5Matches, md5OfString, signMd5, signRsa, verifyMd5, verifyRsa} from '../../src/protocol/epay.js'
+import {epayStringToSign, md5Matches, md5OfString, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../../src/protocol/epay.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
+
+/** V1's check as the sandbox makes it: the MD5 of the parameters' string with the key. */
+const verifyMd5 = (params: Record<string, string>, sign: string, md5Key: string, form: Md5KeyForm = 'direct') => md5Matches(epayStringToSign(params), sign, md5Key, form)
 
 interface Vector {
   name: string

@@ -1,18 +1,9 @@
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
-import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, removeDir, testSandbox, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let receiver: Receiver
-beforeAll(async () => {
-  t = await testSandbox({timeScale: 10})
-  receiver = await callbackReceiver()
-})
-afterAll(async () => {
-  await receiver.close()
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox({timeScale: 10})
+const receiver = useCallbackReceiver()
 
 const control = async (method: string, path: string, body?: unknown): Promise<any> =>
   (await fetch(`${t.sandbox.url}/_sandbox/${path}`, {method, headers: controlHeaders(t.sandbox.runtime), body: body === undefined ? undefined : JSON.stringify(body)})).json()

@@ -1,19 +1,12 @@
 // The control plane's answers to bad input: malformed JSON and a body its schema refuses get
 // HTTP 400, and every control error, whatever its status, is {code, message} and nothing
 // else, which the CLI's control client turns into its message.
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {controlCall} from '../../src/local-sandbox/control.js'
 import {CONTROL_SECRET_HEADER} from '../../src/protocol/local-sandbox.js'
-import {controlHeaders, removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-beforeAll(async () => {
-  t = await testSandbox()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
 /** A control call with the secret and a JSON content type, the body sent as these exact bytes. */
 async function controlRaw(method: string, path: string, body?: string, headers = controlHeaders(t.sandbox.runtime)) {

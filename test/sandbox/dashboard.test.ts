@@ -1,24 +1,17 @@
 // The dashboard: server-rendered state, escaped; its buttons (plain form posts) pay an order,
 // settle a refund, resend a callback; cross-site posts and rebound hosts are refused.
 import {randomBytes} from 'node:crypto'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {rawPage, signIn} from '../helpers/dashboard.js'
-import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let receiver: Receiver
+const t = useTestSandbox()
+const receiver = useCallbackReceiver()
 /** The cookie `sandbox open`'s sign-in leaves in the browser. */
 let cookie: string
 beforeAll(async () => {
-  t = await testSandbox()
-  receiver = await callbackReceiver()
   cookie = await signIn(t)
-})
-afterAll(async () => {
-  await receiver.close()
-  await t.close()
-  removeDir(t.dataDir)
 })
 
 function page(method: string, body = '', headers: Record<string, string> = {}) {
@@ -27,7 +20,6 @@ function page(method: string, body = '', headers: Record<string, string> = {}) {
   const base: Record<string, string> = method === 'POST' ? {'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin'} : {}
   return rawPage(port, method, '/dashboard', body, {host: `127.0.0.1:${port}`, cookie, ...base, ...headers})
 }
-
 
 const createOrder = async (title: string) =>
   (await t.send(endpoints.pay, {bizOrderNo: `D${randomBytes(6).toString('hex')}`, title, amount: 250, notifyUrl: receiver.url})).data

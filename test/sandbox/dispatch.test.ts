@@ -1,18 +1,11 @@
 // The dispatcher's order where it decides the answer (dispatch.ts): guards come before what
 // they guard, the callback ping and pages are answered by their own rows, and the signed API
 // claims only the endpoint catalog's paths.
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {CONTROL_SECRET_HEADER} from '../../src/protocol/local-sandbox.js'
-import {controlHeaders, removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-beforeAll(async () => {
-  t = await testSandbox()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
 async function request(method: string, path: string, headers: Record<string, string>, body?: string) {
   const response = await fetch(`${t.sandbox.url}${path}`, {method, headers, body})

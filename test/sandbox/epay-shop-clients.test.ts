@@ -11,27 +11,20 @@ import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {epayV2Sign, epayV2Verify} from '../helpers/sdk.js'
-import {removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {removeDir, testSandbox, useTestSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
 const PID = 'M1000000001'
 const V1 = '/epay/api/v1/'
 const V2 = '/epay/api/v2/api/pay/'
 const ACCEPTED_WALLETS = 'alipay, wxpay, aggregate, walletA, walletB, walletC, walletD'
 
-let t: TestSandbox
+const t = useTestSandbox({timeScale: 1000})
 let md5Key = ''
-let merchantPem = ''
 let platformPem = ''
 
 beforeAll(async () => {
-  t = await testSandbox({timeScale: 1000})
   md5Key = readFileSync(t.sandbox.runtime.merchant.md5KeyFile!, 'utf8').trim()
-  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
   platformPem = t.sandbox.runtime.platformPublicKeyPem
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
 })
 
 const unique = (prefix: string) => `${prefix}${randomBytes(5).toString('hex')}`
@@ -47,7 +40,7 @@ function v1(params: Record<string, string>, key = md5Key): Record<string, string
 /** A V2 shop client: its parameters, the real time, an RSA sign over its selection, sign_type=RSA. */
 function v2(params: Record<string, string>): Record<string, string> {
   const all = {pid: PID, ...params, timestamp: realSeconds()}
-  return {...all, sign: epayV2Sign(all, merchantPem), sign_type: 'RSA'}
+  return {...all, sign: epayV2Sign(all, t.merchantPem), sign_type: 'RSA'}
 }
 
 async function send(path: string, params: Record<string, string>, on: TestSandbox = t) {
@@ -130,6 +123,19 @@ describe('V1 clients (code 1 on success, -1 with the cause on failure)', () => {
     expect(refund.body).toMatchObject({code: -1, msg: 'act=refund: V1 has no refund; refunds go through V2 (RSA): /epay/api/v2/api/pay/refund'})
     const wrongKey = await send(`${V1}api.php`, {act: 'order', pid: PID, key: `${md5Key}\n`, out_trade_no: params.out_trade_no})
     expect(wrongKey.body).toMatchObject({code: -1, msg: expect.stringContaining('it has whitespace around it')})
+  })
+
+  it('an unknown path or method under V1 fails as V1 fails (code -1), naming the path and V1\'s paths', async () => {
+    const paths = '/epay/api/v1/submit.php, /epay/api/v1/mapi.php, /epay/api/v1/api.php'
+    const refund = await send(`${V1}refund.php`, v1({out_trade_no: unique('P'), money: '1.00'}))
+    expect(refund).toMatchObject({status: 404, type: expect.stringMatching(/^application\/json/)})
+    expect(refund.body).toEqual({code: -1, msg: `no V1 path /epay/api/v1/refund.php: V1 answers at ${paths}`, data: null})
+    const bare = await fetch(`${t.sandbox.url}/epay/api/v1?act=order`)
+    expect(bare.status).toBe(404)
+    expect(await bare.json()).toMatchObject({code: -1, msg: `no V1 path /epay/api/v1: V1 answers at ${paths}`})
+    const put = await fetch(`${t.sandbox.url}${V1}mapi.php`, {method: 'PUT', body: ''})
+    expect(put.status).toBe(405)
+    expect(await put.json()).toMatchObject({code: -1, msg: 'PUT is not allowed: use GET (query) or POST (form)'})
   })
 
   it('the notification echoes the word sent (MD5, as the client verifies it)', async () => {
@@ -269,7 +275,7 @@ describe('V2 submit, a browser path', () => {
 
   it('a refusal is an HTML page (HTTP 400); the API path keeps JSON', async () => {
     const stale = {pid: PID, type: 'alipay', out_trade_no: unique('S'), name: 'VIP', money: '1.00', timestamp: String(Number(realSeconds()) - 1000)}
-    const signed = {...stale, sign: epayV2Sign(stale, merchantPem), sign_type: 'RSA'}
+    const signed = {...stale, sign: epayV2Sign(stale, t.merchantPem), sign_type: 'RSA'}
     const page = await send(`${V2}submit`, signed)
     expect(page).toMatchObject({status: 400, type: expect.stringMatching(/^text\/html/)})
     expect(page.text).toContain('behind the platform clock')
@@ -278,6 +284,51 @@ describe('V2 submit, a browser path', () => {
     expect(await jsonBody.text()).toContain('send the parameters form-encoded')
     const api = await send(`${V2}create`, signed)
     expect(api).toMatchObject({status: 200, type: expect.stringMatching(/^application\/json/), body: {code: 10410}})
+  })
+})
+
+describe('notify_url and return_url the sandbox would call or show (as /unipay/* notifyUrl, returnUrl)', () => {
+  const own = () => new URL(t.sandbox.url).host
+  const order = (extra: Record<string, string>) => ({type: 'alipay', out_trade_no: unique('U'), name: 'VIP', money: '1.00', ...extra})
+
+  it('V1 mapi.php: code -1 with a msg naming the parameter; nothing is created', async () => {
+    const atSandbox = order({notify_url: `http://${own()}/dashboard`})
+    const refused = await send(`${V1}mapi.php`, v1(atSandbox))
+    expect(refused.body).toMatchObject({code: -1, msg: `notify_url: must not point at the sandbox itself (${own()})`})
+    expect(await methodOf(atSandbox.out_trade_no)).toBeUndefined()
+    const localhost = await send(`${V1}mapi.php`, v1(order({return_url: `http://localhost:${new URL(t.sandbox.url).port}/epay/pay/x`})))
+    expect(localhost.body).toMatchObject({code: -1, msg: `return_url: must not point at the sandbox itself (${own()})`})
+    const userinfo = await send(`${V1}mapi.php`, v1(order({notify_url: 'http://user:secret@shop.example.com/notify'})))
+    expect(userinfo.body).toMatchObject({code: -1, msg: 'notify_url: must not carry a user name or password'})
+  })
+
+  it('V2 create: a non-zero code in a signed answer', async () => {
+    const atSandbox = order({method: 'web', notify_url: `http://[::1]:${new URL(t.sandbox.url).port}/_sandbox/pay`})
+    expect(await v2Call('create', atSandbox)).toMatchObject({code: 10506, msg: `notify_url: must not point at the sandbox itself (${own()})`})
+    expect(await methodOf(atSandbox.out_trade_no)).toBeUndefined()
+    expect(await v2Call('create', order({method: 'web', return_url: 'https://bank.example.com@shop.example.com/'}))).toMatchObject({code: 10506, msg: 'return_url: must not carry a user name or password'})
+  })
+
+  it('submit (V1 and V2): an HTML page (HTTP 400) for the payer', async () => {
+    const v1Page = await send(`${V1}submit.php`, v1(order({notify_url: `http://127.0.0.1:${new URL(t.sandbox.url).port}/notify`})))
+    expect(v1Page).toMatchObject({status: 400, type: expect.stringMatching(/^text\/html/)})
+    expect(v1Page.text).toContain(`notify_url: must not point at the sandbox itself (${own()})`)
+    const v2Page = await send(`${V2}submit`, v2(order({return_url: 'http://user:secret@shop.example.com/back'})))
+    expect(v2Page).toMatchObject({status: 400, type: expect.stringMatching(/^text\/html/)})
+    expect(v2Page.text).toContain('return_url: must not carry a user name or password')
+  })
+})
+
+describe('a V2 request with many fields and a bad sign', () => {
+  it('answers 20052 at once and goes on serving: the diagnosis of someone else\'s parameters is bounded (it was quadratic in their number)', async () => {
+    // 30,000 fields, about 300 KB: one "field dropped" string per field was 30,000 strings of 300 KB
+    const padding = Object.fromEntries(Array.from({length: 30_000}, (_, i) => [`k${i}`, 'v']))
+    const hostile = await send(`${V2}create`, {...v2({type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'}), ...padding})
+    expect(hostile.body).toMatchObject({code: 20052, msg: expect.stringMatching(/^signature verification failed \(RSA, the merchant public key\); server string to sign: k0=v&k1=v&/)})
+    expect(await v2Call('create', {type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'})).toMatchObject({code: 0})
+    // an ordinary request still has its cause named
+    const added = await send(`${V2}create`, {...v2({type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'}), sitename: 'Shop'})
+    expect(added.body).toMatchObject({code: 20052, msg: expect.stringContaining('likeliest cause: field added or dropped: the sign matches without `sitename`')})
   })
 })
 

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {buildUnsignedRequest} from '../../src/client/unsigned.js'
 import {canonicalString} from '../../src/protocol/canonical.js'
 import {endpoints, unsignedEndpoints} from '../../src/protocol/endpoints.js'
@@ -10,16 +10,9 @@ import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {AUTH_SESSION_TTL_MS, AuthSessions, type AuthSession} from '../../src/sandbox/auth.js'
 import {Store} from '../../src/sandbox/store.js'
-import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {removeDir, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-beforeAll(async () => {
-  t = await testSandbox()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
 const authUrl = async (fields: Record<string, unknown> = {}) => {
   const answer = await t.send(endpoints.generateAuthUrl, fields)

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {buildRequest} from '../../src/client/pipeline.js'
 import {canonicalString} from '../../src/protocol/canonical.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
@@ -13,19 +13,10 @@ import {GatewayService, type GatewayOrder} from '../../src/sandbox/gateway.js'
 import type {Notifier} from '../../src/sandbox/notifier.js'
 import {Store} from '../../src/sandbox/store.js'
 import {PayService} from '../../src/sandbox/pay.js'
-import {callbackReceiver, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {removeDir, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let receiver: Receiver
-beforeAll(async () => {
-  t = await testSandbox()
-  receiver = await callbackReceiver()
-})
-afterAll(async () => {
-  await receiver.close()
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
+const receiver = useCallbackReceiver()
 
 const bizNo = () => `G${randomBytes(6).toString('hex')}`
 const order = (extra: Record<string, unknown> = {}) => ({bizOrderNo: bizNo(), title: 'Coffee', amount: 100, gatewayPayType: 'cashier', ...extra})

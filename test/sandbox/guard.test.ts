@@ -2,20 +2,13 @@
 // user could send: no secret, a text/plain body, a foreign Origin, a rebound Host, a cross-site post.
 import {randomBytes} from 'node:crypto'
 import {request} from 'node:http'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {generateRsaKeyPair} from '../../src/protocol/keys.js'
 import {CONTROL_SECRET_HEADER} from '../../src/protocol/local-sandbox.js'
-import {controlHeaders, removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, removeDir, testSandbox, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-beforeAll(async () => {
-  t = await testSandbox()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
 /** node:http rather than fetch: fetch will not send a chosen Host header. */
 function raw(method: string, path: string, headers: Record<string, string>, body = ''): Promise<{status: number; text: string; headers: Record<string, unknown>}> {

@@ -2,38 +2,26 @@
 // attacker sends them, signed by an independent signer (jsrsasign) where the signature is what
 // would let them through. Each is refused before anything else is done with it, and the
 // sandbox goes on answering.
-import {randomBytes} from 'node:crypto'
-import {mkdtempSync, readFileSync, writeSync} from 'node:fs'
+import {mkdtempSync, writeSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {buildRequest} from '../../src/client/pipeline.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import type {JournalWrite} from '../../src/sandbox/store.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {rawPage, signIn} from '../helpers/dashboard.js'
-import {sdkSigned} from '../helpers/sdk.js'
-import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {sdkCommon, sdkSigned, unique} from '../helpers/sdk.js'
+import {controlHeaders, removeDir, testSandbox, useTestSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let merchantPem: string
-beforeAll(async () => {
-  t = await testSandbox()
-  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
-const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
-const common = () => ({mchNo: 'M1000000001', appId: 'A1000000001', reqId: unique('R'), nonceStr: randomBytes(16).toString('hex'), reqTime: formatGmt8(new Date())})
-const pay = (extra: Record<string, unknown> = {}) => ({...common(), bizOrderNo: unique('B'), title: 'Coffee', amount: 100, method: 'walletA_qr', ...extra})
+const pay = (extra: Record<string, unknown> = {}) => ({...sdkCommon(), bizOrderNo: unique('B'), title: 'Coffee', amount: 100, method: 'walletA_qr', ...extra})
 
 /** A body as text, signed by the outside signer over what it flattens to. */
-const signedText = (body: Record<string, unknown>) => JSON.stringify(sdkSigned(body, merchantPem))
+const signedText = (body: Record<string, unknown>) => JSON.stringify(sdkSigned(body, t.merchantPem))
 
 /** The sandbox still answers a signed call properly after the hostile one. */
 async function stillServes(): Promise<void> {
@@ -81,7 +69,7 @@ describe('a large body with a bad signature', () => {
   it('still names the cause for a body of ordinary size', async () => {
     // signed without nonceStr, sent with it: the diagnosis of a dropped field still runs
     const {nonceStr, ...unsigned} = pay()
-    const text = JSON.stringify({...sdkSigned(unsigned, merchantPem), nonceStr})
+    const text = JSON.stringify({...sdkSigned(unsigned, t.merchantPem), nonceStr})
     const answer = await t.post(endpoints.pay.path, text)
     expect(answer.body.code).toBe(20052)
   })
@@ -120,7 +108,7 @@ describe('unpaired surrogates', () => {
   // UTF-8 cannot carry a lone surrogate: encoders write U+FFFD instead, so the signature of
   // "Coffee\uFFFD" would also hold for a different request whose title is "Coffee\ud800"
   const withLone = (field: 'key' | 'value', lone: string) => {
-    const signed = sdkSigned(pay(field === 'value' ? {title: 'Coffee\uFFFD'} : {['x\uFFFD']: 'y'}), merchantPem)
+    const signed = sdkSigned(pay(field === 'value' ? {title: 'Coffee\uFFFD'} : {['x\uFFFD']: 'y'}), t.merchantPem)
     return JSON.stringify(signed).replace('\uFFFD', lone)
   }
 
@@ -163,7 +151,7 @@ describe('addresses the sandbox would call or show', () => {
   })
 
   it('refuses a transfer notifyUrl at the sandbox, and a triggered callback to it', async () => {
-    const transfer = {...common(), channel: 'walletB', channelMchNo: 'CM_SANDBOX', bizTransferNo: unique('BT'), amount: 1, payeeType: 'user_id', payeeAccount: 'u1'}
+    const transfer = {...sdkCommon(), channel: 'walletB', channelMchNo: 'CM_SANDBOX', bizTransferNo: unique('BT'), amount: 1, payeeType: 'user_id', payeeAccount: 'u1'}
     const refund = await t.post(endpoints.transfer.path, signedText({...transfer, notifyUrl: `http://127.0.0.1:${port()}/dashboard`}))
     expect(refund.body).toMatchObject({code: 10506, msg: expect.stringMatching(/^notifyUrl: must not point at the sandbox itself/)})
     const trigger = await t.post('/_sandbox/trigger', {event: 'pay.success', notifyUrl: `http://localhost:${port()}/dashboard`, mchNo: 'M1000000001'})

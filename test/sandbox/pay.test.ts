@@ -1,19 +1,12 @@
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {buildRequest} from '../../src/client/pipeline.js'
 import {canonicalString} from '../../src/protocol/canonical.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {signString} from '../../src/protocol/signature.js'
 import {formatGmt8} from '../../src/protocol/time.js'
-import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {removeDir, testSandbox, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-beforeAll(async () => {
-  t = await testSandbox()
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox()
 
 const order = (extra: Record<string, unknown> = {}) => ({bizOrderNo: `B${Math.random().toString(36).slice(2)}`, title: 'Coffee', amount: 100, ...extra})
 
@@ -122,12 +115,19 @@ describe('close, sync, query', () => {
   })
 
   it('expires an unpaid order to timeout', async () => {
-    const soon = formatGmt8(new Date(Date.now() + 1500))
-    const a = await t.send(endpoints.pay, order({method: 'walletA_qr', expiredTime: soon}))
-    await new Promise((resolve) => setTimeout(resolve, 2100))
-    const queried = await t.send(endpoints.queryPay, {orderNo: a.data.orderNo})
-    expect(queried.data.status).toBe('timeout')
-    expect(queried.data.closeTime).toBeTruthy()
+    // a sandbox of its own: its clock is moved
+    const own = await testSandbox()
+    try {
+      const a = await own.send(endpoints.pay, order({method: 'walletA_qr', expiredTime: formatGmt8(new Date(Date.now() + 10 * 60_000))}))
+      expect((await own.send(endpoints.queryPay, {orderNo: a.data.orderNo})).data.status).toBe('progress')
+      expect((await own.post('/_sandbox/clock', {advanceMs: 10 * 60_000})).status).toBe(200)
+      const queried = await own.send(endpoints.queryPay, {orderNo: a.data.orderNo})
+      expect(queried.data.status).toBe('timeout')
+      expect(queried.data.closeTime).toBeTruthy()
+    } finally {
+      await own.close()
+      removeDir(own.dataDir)
+    }
   })
 })
 

@@ -2,31 +2,23 @@
 // signer): whitespace-only values, the answers clients read, replays, and notifications that
 // stay valid when retried or resent after the SDK's 300 s window.
 import {randomBytes} from 'node:crypto'
-import {readFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {epayV2Sign, epayV2Verify, oracleSign} from '../helpers/sdk.js'
-import {controlHeaders, removeDir, testSandbox, waitFor, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
 const V2 = '/epay/api/v2/api/pay/'
-let t: TestSandbox
-let merchantPem = ''
-let platformPem = ''
 /** The sandbox's clock, moved forward by the tests; the SDK's clock is the same one. */
 let offsetMs = 0
 const clock = () => new Date(Date.now() + offsetMs)
 const seconds = () => String(Math.floor(clock().getTime() / 1000))
+const t = useTestSandbox({timeScale: 1000, now: clock})
+let platformPem = ''
 
 beforeAll(async () => {
-  t = await testSandbox({timeScale: 1000, now: clock})
-  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
   platformPem = t.sandbox.runtime.platformPublicKeyPem
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
 })
 
 const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
@@ -34,7 +26,7 @@ const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
 /** What the V2 SDK sends: its parameters, timestamp, sign over its selection, sign_type. */
 function sdk(params: Record<string, string>): Record<string, string> {
   const all = {pid: 'M1000000001', ...params, timestamp: seconds()}
-  return {...all, sign: epayV2Sign(all, merchantPem), sign_type: 'RSA'}
+  return {...all, sign: epayV2Sign(all, t.merchantPem), sign_type: 'RSA'}
 }
 
 async function post(action: string, params: Record<string, string>) {
@@ -60,7 +52,7 @@ describe('whitespace-only values (point 5)', () => {
     // a signer that drops only exactly-empty values keeps `param= `
     const kept = {pid: 'M1000000001', type: 'walletA', method: 'web', out_trade_no: unique('E'), name: 'VIP', money: '1.00', param: ' ', timestamp: seconds()}
     const keptText = Object.entries(kept).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join('&')
-    expect((await post('create', {...kept, sign: oracleSign(keptText, merchantPem), sign_type: 'RSA'})).code).toBe(0)
+    expect((await post('create', {...kept, sign: oracleSign(keptText, t.merchantPem), sign_type: 'RSA'})).code).toBe(0)
     // still bound to every value that counts
     const signed = sdk({type: 'walletA', method: 'web', out_trade_no: unique('E'), name: 'VIP', money: '1.00', param: ' '})
     expect((await post('create', {...signed, money: '2.00'})).code).toBe(20052)

@@ -1,32 +1,17 @@
 // Bodies as the official SDKs send them (written out, signed by an independent signer), and
 // what the client then needs: accepted, with the meaning the SDK intended.
-import {randomBytes} from 'node:crypto'
 import {readFileSync} from 'node:fs'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import {checkFields} from '../../src/protocol/schemas.js'
-import {formatGmt8} from '../../src/protocol/time.js'
-import {oracleVerify, sdkSigned, sdkString} from '../helpers/sdk.js'
-import {removeDir, testSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {oracleVerify, sdkCommon, sdkSigned, sdkString, unique} from '../helpers/sdk.js'
+import {removeDir, testSandbox, useTestSandbox} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let merchantPem: string
-beforeAll(async () => {
-  t = await testSandbox()
-  merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
-})
-afterAll(async () => {
-  await t.close()
-  removeDir(t.dataDir)
-})
-
-const unique = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`
-/** The common fields an SDK fills, in its order. */
-const common = () => ({mchNo: 'M1000000001', appId: 'A1000000001', reqId: unique('R'), nonceStr: randomBytes(16).toString('hex'), reqTime: formatGmt8(new Date())})
+const t = useTestSandbox()
 
 async function sdkPost(path: string, body: Record<string, unknown>) {
-  const answer = await t.post(path, sdkSigned(body, merchantPem))
+  const answer = await t.post(path, sdkSigned(body, t.merchantPem))
   const read = readEnvelope(answer.text, t.client.platformKey)
   expect(read.verified).toBe(true)
   // the answer's signature (made on the sandbox's thread pool) checked by the outside signer too
@@ -36,7 +21,7 @@ async function sdkPost(path: string, body: Record<string, unknown>) {
 
 /** A pay as the Node SDK sends it: unset optional fields as null, its own `source` field. */
 const sdkPay = (extra: Record<string, unknown> = {}) => ({
-  ...common(),
+  ...sdkCommon(),
   channelMchNo: null,
   bizOrderNo: unique('B'),
   title: 'Coffee',
@@ -69,7 +54,7 @@ describe('requests as real clients send them', () => {
 
   it('closes an order with a close sent without useCancel (the default false applies)', async () => {
     const created = await sdkPost(endpoints.pay.path, sdkPay())
-    const closed = await sdkPost(endpoints.close.path, {...common(), orderNo: created.data.orderNo, bizOrderNo: null})
+    const closed = await sdkPost(endpoints.close.path, {...sdkCommon(), orderNo: created.data.orderNo, bizOrderNo: null})
     expect(closed).toMatchObject({code: 0, msg: 'success'})
     const queried = await t.send(endpoints.queryPay, {orderNo: created.data.orderNo})
     expect(queried.data.status).toBe('close')
@@ -78,7 +63,7 @@ describe('requests as real clients send them', () => {
   it('refunds with reason and bizRefundNo null', async () => {
     const created = await sdkPost(endpoints.pay.path, sdkPay({method: null, authCode: '134567890123456789'}))
     expect(created.data.status).toBe('success')
-    const refund = await sdkPost(endpoints.refund.path, {...common(), tradeNo: created.data.tradeNo, bizOrderNo: null, amount: 40, reason: null, bizRefundNo: null})
+    const refund = await sdkPost(endpoints.refund.path, {...sdkCommon(), tradeNo: created.data.tradeNo, bizOrderNo: null, amount: 40, reason: null, bizRefundNo: null})
     expect(refund).toMatchObject({code: 0, data: {status: 'progress'}})
   })
 
@@ -90,16 +75,16 @@ describe('requests as real clients send them', () => {
 
   it('refuses tampering with any received field, the SDK\'s own ones included', async () => {
     for (const [field, value] of [['source', 'other-sdk/1.0'], ['amount', 101], ['attach', 'x']] as const) {
-      const body = sdkSigned(sdkPay(), merchantPem)
+      const body = sdkSigned(sdkPay(), t.merchantPem)
       const answer = await t.post(endpoints.pay.path, {...body, [field]: value})
       expect(answer.body.code, field).toBe(20052)
       expect(answer.body.msg).toContain(sdkString({...body, [field]: value}))
     }
-    const signed = sdkSigned(sdkPay(), merchantPem)
+    const signed = sdkSigned(sdkPay(), t.merchantPem)
     const {source: _dropped, ...withoutSource} = signed
     expect((await t.post(endpoints.pay.path, withoutSource)).body.code).toBe(20052)
     // a close signed without useCancel and sent with it is a different request
-    const closeBody = sdkSigned({...common(), bizOrderNo: 'B-any'}, merchantPem)
+    const closeBody = sdkSigned({...sdkCommon(), bizOrderNo: 'B-any'}, t.merchantPem)
     expect((await t.post(endpoints.close.path, {...closeBody, useCancel: false})).body.code).toBe(20052)
   })
 
@@ -108,7 +93,7 @@ describe('requests as real clients send them', () => {
     try {
       const pem = readFileSync(own.sandbox.runtime.merchant.privateKeyFile, 'utf8')
       const paid = await own.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'Tea', amount: 100, authCode: '134567890123456789'})
-      const refund = sdkSigned({...common(), tradeNo: paid.data.tradeNo, amount: 30, reason: null}, pem)
+      const refund = sdkSigned({...sdkCommon(), tradeNo: paid.data.tradeNo, amount: 30, reason: null}, pem)
       expect((await own.post(endpoints.refund.path, refund)).body.code).toBe(0)
       await own.close()
       const restarted = await testSandbox({}, own.dataDir)
@@ -136,13 +121,13 @@ describe('requests as real clients send them', () => {
       const paid = await own.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'Split', amount: 1000, authCode: '134567890123456789', allocation: true})
       const bizAllocNo = unique('AL')
       // the SDK's receivers: amount 60 meaning 0.60 yuan (a walletA merchant receiver needs its name: spec, alloc receiver item)
-      const alloc = sdkSigned({...common(), bizAllocNo, tradeNo: paid.data.tradeNo, bizOrderNo: null, title: null, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd', amount: 60}], attach: null, notifyUrl: null}, pem)
+      const alloc = sdkSigned({...sdkCommon(), bizAllocNo, tradeNo: paid.data.tradeNo, bizOrderNo: null, title: null, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd', amount: 60}], attach: null, notifyUrl: null}, pem)
       expect((await own.post(endpoints.alloc.path, alloc)).body.code).toBe(0)
       expect((await own.send(endpoints.queryPay, {orderNo: paid.data.orderNo})).data.refundableBalance).toBe(940)
       const query = await own.send(endpoints.queryAlloc, {bizAllocNo})
       expect(query.data).toMatchObject({amount: 60, details: [expect.objectContaining({amount: 60})]})
       // yuan amounts are not whole cents: refused, not silently read as cents
-      const yuanBody = sdkSigned({...common(), bizAllocNo: unique('AL'), tradeNo: paid.data.tradeNo, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd', amount: 0.6}]}, pem)
+      const yuanBody = sdkSigned({...sdkCommon(), bizAllocNo: unique('AL'), tradeNo: paid.data.tradeNo, receivers: [{receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd', amount: 0.6}]}, pem)
       expect((await own.post(endpoints.alloc.path, yuanBody)).body).toMatchObject({code: 10506, msg: 'receivers[0].amount: must be a whole number'})
     } finally {
       await own.close()

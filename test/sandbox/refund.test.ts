@@ -1,20 +1,11 @@
 import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
-import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let receiver: Receiver
-beforeAll(async () => {
-  t = await testSandbox({timeScale: 5, tokenTtlSeconds: 2})
-  receiver = await callbackReceiver()
-})
-afterAll(async () => {
-  await receiver.close()
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox({timeScale: 5, tokenTtlSeconds: 600})
+const receiver = useCallbackReceiver()
 
 let seq = 0
 async function paidOrder(amount = 100): Promise<{orderNo: string; bizOrderNo: string; tradeNo: string}> {
@@ -101,12 +92,20 @@ describe('management API', () => {
   }
 
   it('logs in with an RSA-encrypted password, filters, pages, and scopes to the merchant', async () => {
+    // the refunds it lists are its own: four that succeed and one that fails, on one order
+    const paid = await paidOrder()
+    const mark = `MG${Date.now()}`
+    const settle = (refundNo: string, outcome: string) =>
+      fetch(`${t.sandbox.url}/_sandbox/refunds/${refundNo}/settle`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({outcome})})
+    for (const [bizRefundNo, outcome] of [[`${mark}-OK1`, 'success'], [`${mark}-OK2`, 'success'], [`${mark}-OK3`, 'success'], [`${mark}-OK4`, 'success'], [`${mark}-NO`, 'fail']]) {
+      const made = await t.send(endpoints.refund, {bizOrderNo: paid.bizOrderNo, amount: 10, bizRefundNo, reason: 'test:slow'})
+      expect((await settle(made.data.refundNo, outcome)).status).toBe(200)
+    }
+    // another merchant's refund whose number holds the same mark
     const other = generateRsaKeyPair()
     await fetch(`${t.sandbox.url}/_sandbox/merchants`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({mchNo: 'M2', publicKeyPem: other.publicKeyPem})})
     await fetch(`${t.sandbox.url}/_sandbox/users`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({account: 'ops', password: 'pw-1', mchNo: t.client.mchNo})})
-    const otherClient = {...t.client, mchNo: 'M2', appId: 'AM2', privateKey: loadPrivateKey(other.privateKeyPem)}
-    const otherOrder = await testSendAs(otherClient)
-    expect(otherOrder).toBe(0)
+    expect(await refundAs({...t.client, mchNo: 'M2', appId: 'AM2', privateKey: loadPrivateKey(other.privateKeyPem)}, `${mark}-OK-M2`)).toBe(0)
 
     expect((await login('ops', 'wrong')).code).not.toBe(0)
     const session = await login('ops', 'pw-1')
@@ -119,33 +118,39 @@ describe('management API', () => {
     const sneaky = await page(token, {mchNo: 'M2', size: '100'})
     expect(sneaky.body.data.total).toBe(0)
 
-    const success = await page(token, {status: 'success', size: '100'})
-    expect(success.body.data.records.length).toBeGreaterThan(0)
+    const ours = {bizOrderNo: paid.bizOrderNo}
+    const success = await page(token, {...ours, status: 'success', size: '100'})
+    expect(success.body.data.records.map((r: {bizRefundNo: string}) => r.bizRefundNo).sort()).toEqual([1, 2, 3, 4].map((i) => `${mark}-OK${i}`))
     expect(success.body.data.records.every((r: {status: string}) => r.status === 'success')).toBe(true)
-    const paged = await page(token, {size: '3', current: '2'})
-    expect(paged.body.data).toMatchObject({size: 3, current: 2, total: all.body.data.total})
-    expect(paged.body.data.records).toHaveLength(3)
-    const like = await page(token, {bizRefundNo: 'AM'})
-    expect(like.body.data.records.map((r: {bizRefundNo: string}) => r.bizRefundNo).sort()).toEqual(['SAME'])
-    const record = all.body.data.records[0]
-    expect(record.createTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/)
+    const failed = await page(token, {...ours, status: 'fail'})
+    expect(failed.body.data.records.map((r: {bizRefundNo: string}) => r.bizRefundNo)).toEqual([`${mark}-NO`])
+    const paged = await page(token, {...ours, size: '3', current: '2'})
+    expect(paged.body.data).toMatchObject({size: 3, current: 2, total: 5})
+    expect(paged.body.data.records).toHaveLength(2)
+    const like = await page(token, {bizRefundNo: `${mark}-OK`})
+    expect(like.body.data.records.map((r: {bizRefundNo: string}) => r.bizRefundNo).sort()).toEqual([1, 2, 3, 4].map((i) => `${mark}-OK${i}`))
     // one time format in the management API: finishTime as createTime
     for (const settled of success.body.data.records) expect(settled.finishTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/)
+    const record = success.body.data.records[0]
     const byId = await fetch(`${t.sandbox.url}/mch/order/refund/get-by-id?id=${record.id}`, {headers: {Accesstoken: token}})
     expect((await json(byId)).data).toEqual(record)
 
     expect((await page(undefined, {})).status).toBe(401)
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    // the session lasts its 10 minutes of the sandbox clock, and not past them
+    expect((await t.post('/_sandbox/clock', {advanceMs: 9 * 60_000})).status).toBe(200)
+    expect((await page(token, {})).status).toBe(200)
+    expect((await t.post('/_sandbox/clock', {advanceMs: 60_000})).status).toBe(200)
     const expired = await page(token, {})
     expect(expired.status).toBe(401)
     expect(expired.body.message).toMatch(/expired/)
   })
 
-  async function testSendAs(client: typeof t.client): Promise<number> {
+  /** A paid order and a refund of it, as another merchant: the refund's code. */
+  async function refundAs(client: typeof t.client, bizRefundNo: string): Promise<number> {
     const {buildRequest} = await import('../../src/client/pipeline.js')
-    const pay = await buildRequest(client, endpoints.pay, {bizOrderNo: 'M2-ORDER', title: 'x', amount: 10, authCode: '134567890123456789'})
+    const pay = await buildRequest(client, endpoints.pay, {bizOrderNo: `${bizRefundNo}-ORDER`, title: 'x', amount: 10, authCode: '134567890123456789'})
     await t.post('/unipay/pay', pay.body)
-    const request = await buildRequest(client, endpoints.refund, {bizOrderNo: 'M2-ORDER', amount: 5, bizRefundNo: 'M2-SAME-AM'})
+    const request = await buildRequest(client, endpoints.refund, {bizOrderNo: `${bizRefundNo}-ORDER`, amount: 5, bizRefundNo})
     return (await t.post('/unipay/refund', request.body)).body.code
   }
 })

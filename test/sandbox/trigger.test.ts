@@ -1,21 +1,12 @@
 // `sandbox trigger`: every /unipay event arrives at the notify address, signed, with the
 // objects the sandbox created for it.
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {checkSystemCallback} from '../../src/protocol/callback.js'
 import {TRIGGER_EVENTS} from '../../src/protocol/local-sandbox.js'
-import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {controlHeaders, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-let t: TestSandbox
-let receiver: Receiver
-beforeAll(async () => {
-  t = await testSandbox({timeScale: 100})
-  receiver = await callbackReceiver()
-})
-afterAll(async () => {
-  await receiver.close()
-  await t.close()
-  removeDir(t.dataDir)
-})
+const t = useTestSandbox({timeScale: 100})
+const receiver = useCallbackReceiver()
 
 const trigger = async (event: string, notifyUrl = receiver.url) => {
   const response = await fetch(`${t.sandbox.url}/_sandbox/trigger`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({event, notifyUrl, mchNo: t.client.mchNo})})

@@ -5,8 +5,9 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {flattenToStrings} from '../../src/protocol/canonical.js'
 import {signMd5, signRsa} from '../../src/protocol/epay.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
-import {signBody} from '../../src/protocol/signature.js'
+import {sdkSigned} from '../helpers/sdk.js'
 import {startListener, type Arrival, type ListenOptions} from '../../src/services/listen.js'
+import {freePort} from '../helpers/sandbox.js'
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/epay-sign.json', import.meta.url), 'utf8'))
 const platformPrivate = loadPrivateKey(fixture.v2.keys.platform_private_key_pkcs8_b64)
@@ -45,19 +46,10 @@ async function app(answer = {status: 200, body: 'SUCCESS'}) {
   return {url, received}
 }
 
-/** A port that nothing listens on. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  const {port} = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 /** A system callback as the platform sends it: flattened data, signed envelope. */
 function systemCallback(event: string, data: Record<string, unknown>): string {
   const envelope = {code: 0, msg: 'success', data: flattenToStrings(data), resTime: '2026-11-22 10:30:00', reqId: 'N1', event, eventId: 'e1', protocol: 'system', mchNo: 'M1000000001', appId: 'A1000000001'}
-  return JSON.stringify(signBody(envelope, platformPrivate))
+  return JSON.stringify(sdkSigned(envelope, platformPrivate.export({type: 'pkcs8', format: 'pem'}) as string))
 }
 
 const post = (url: string, body: string, contentType = 'application/json; charset=utf-8') =>
@@ -199,6 +191,18 @@ describe('easy_pay callbacks', () => {
     expect((await get(url, {...md5Notify, sign: signMd5(md5Notify, md5Key, 'param')})).status).toBe(400)
     expect(arrivals[0].reason).toBe('MD5 key appended as `&key=KEY`, while the rule appends it directly')
     expect(JSON.stringify(arrivals[0])).not.toContain(md5Key)
+  })
+
+  it('answers easy_pay notifications with many fields at once, one after another: the diagnosis is bounded (it was quadratic in their number)', async () => {
+    const {url, arrivals} = await listener({now: () => new Date(Number(rsaNotify.timestamp) * 1000)})
+    // as long a query as a request line may be (16 KB): about 1,800 parameters added to a signed V2 notification
+    const padding = Array.from({length: 1_800}, (_, i) => `k${i}=v`).join('&')
+    for (let i = 0; i < 100; i++) {
+      const answer = await fetch(`${url}?${new URLSearchParams(rsaNotify).toString()}&${padding}`)
+      expect(answer.status).toBe(400)
+    }
+    expect(arrivals[0].reason).toMatch(/^no common variant verifies/)
+    expect(await get(url, rsaNotify)).toEqual({status: 200, text: 'success'})
   })
 
   it('does not acknowledge an MD5 notification without an MD5 key', async () => {

@@ -1,18 +1,15 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, profileFlags, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, Flags, profileFlags, type UnsignedDryRun} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {stringifyJson} from '../../protocol/json.js'
 import {AUTH_TYPES} from '../../protocol/schemas.js'
 import {exchangeAuthCode} from '../../services/auth.js'
-import type {UnsignedResult} from '../../client/unsigned.js'
 import type {AuthResult} from '../../protocol/answers.js'
 
 /**
  * The AuthResult (null with --set: the platform keeps the openId); a dry run, the unsigned
  * request.
  */
-export type AuthExchangeResult = AuthResult | null | DryRun<UnsignedResult['request']>
+export type AuthExchangeResult = AuthResult | null | UnsignedDryRun
 
 export default class AuthExchange extends BaseCommand {
   static summary = 'Exchange an authorization code for the payer\'s openId (POST .../auth, or .../auth-and-set with --set)'
@@ -55,25 +52,16 @@ export default class AuthExchange extends BaseCommand {
       unionIdentifier: flags['union-identifier'],
     }
     const result = await exchangeAuthCode(context.client, fields, {set: flags.set, dryRun: flags['dry-run']})
-    if (!result.response) {
-      if (this.json) this.io.out(stringifyJson({ok: true, dryRun: true, request: result.request}, 2))
-      else {
-        this.notice(`dry run: not sent. POST ${result.request.url} (unsigned)`)
-        this.io.out(stringifyJson(result.request.body, 2))
-      }
-      return {dryRun: true, request: result.request}
-    }
-    const {body} = result.response
-    const answer = (body.data ?? null) as Record<string, unknown> | null
-    return this.emitAnswer<AuthResult | null>(body.data ?? null, () => {
+    return this.emitCall(result, (data) => {
       if (flags.set) {
         this.notice('authorized: the platform keeps the openId for this merchant app; a later walletA_jsapi or walletA_mini payment may leave openId out')
         return
       }
+      const answer = data as Record<string, unknown> | null
       const shown = answer?.accessToken ? {...answer, accessToken: '(hidden; --json shows it)'} : answer
       this.io.out(renderRecord(recordRows(shown), this.io.stdoutTty))
       if (answer?.status === 'waiting') this.notice('the payer has not approved yet: run this again to poll')
       if (answer?.status === 'not_exist') this.notice('the queryCode is unknown or older than 5 minutes: generate a new link with `auth url`')
-    }, {response: body})
+    })
   }
 }

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {openUrl} from '../../cli/open.js'
 import {UsageError} from '../../errors.js'

@@ -1,6 +1,5 @@
 import {basename, join, resolve} from 'node:path'
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {renderRecord} from '../../output/table.js'
 import {writeKeyPair, type WrittenKeyPair} from '../../services/keys.js'
 

@@ -1,9 +1,7 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../../cli/base.js'
 import {readText} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
-import {login} from '../../services/mch.js'
-import {storeToken} from '../../services/profiles.js'
+import {startSession} from '../../services/mch.js'
 
 /** The profile that keeps the session; the token itself is never returned. */
 export type MchLoginResult = {profile: string; account: string; loggedIn: true}
@@ -31,8 +29,7 @@ export default class MchLogin extends BaseCommand {
     } else throw new UsageError('no terminal to ask for the password: pass it on standard input with --password-stdin')
     if (!password) throw new UsageError('the password is empty')
     const {profile, config} = await this.managementContext(flags)
-    const token = await login(config, flags.account, password)
-    await storeToken(this.profileStore(), profile.name, token)
+    await startSession(config, this.profileStore(), profile.name, flags.account, password)
     return this.emit({profile: profile.name, account: flags.account, loggedIn: true} as const, () =>
       this.notice(`logged in as ${flags.account}; the session is kept in profile ${profile.name}`),
     )

@@ -1,7 +1,5 @@
 import {BaseCommand, profileFlags} from '../../cli/base.js'
-import {ConfigError} from '../../errors.js'
-import {LOCAL_PROFILE} from '../../profiles/model.js'
-import {dropToken} from '../../services/profiles.js'
+import {endSession} from '../../services/profiles.js'
 
 /** loggedOut false when the profile had no session. */
 export type MchLogoutResult = {profile: string; loggedOut: boolean}
@@ -14,12 +12,9 @@ export default class MchLogout extends BaseCommand {
 
   async run(): Promise<MchLogoutResult> {
     const {flags} = await this.parse(MchLogout)
-    const store = this.profileStore()
-    const name = flags.profile ?? (process.env.UNIPAY_PROFILE || undefined) ?? (await store.activeName())
-    if (name !== LOCAL_PROFILE && !(await store.get(name))) throw new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)
-    const ended = await dropToken(store, name)
-    return this.emit({profile: name, loggedOut: ended}, () =>
-      this.notice(ended ? `logged out: the session token is removed from profile ${name}` : `profile ${name} has no session; nothing to do`),
+    const ended = await endSession(this.profileStore(), flags.profile, process.env)
+    return this.emit(ended, () =>
+      this.notice(ended.loggedOut ? `logged out: the session token is removed from profile ${ended.profile}` : `profile ${ended.profile} has no session; nothing to do`),
     )
   }
 }

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {closePayment} from '../../services/pay.js'
 
 /** The platform answers no data to a close; a dry run, the signed request. */

@@ -1,7 +1,6 @@
 import {join} from 'node:path'
 import {apiFlags, BaseCommand, Flags, type DryRun} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
-import {UsageError} from '../../errors.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
 import {fastEndpoints} from '../../protocol/field-rules.js'
 import {createPayment} from '../../services/pay.js'
@@ -70,9 +69,6 @@ export default class PayCreate extends BaseCommand {
       expiredTime: flags['expired-time'],
       allocation: flags.allocation,
     })
-    if (Array.isArray(fields.limitPay) && fields.limitPay.some((value) => value === '')) {
-      throw new UsageError('invalid input', [{field: 'limitPay', message: 'an empty value restricts nothing: give a payment type such as no_credit, or leave it out'}])
-    }
     const context = await this.context(flags)
     const result = await createPayment(context.client, fields, {dryRun: flags['dry-run']})
     return this.emitCall(result, async (data) => {

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {syncPayment} from '../../services/pay.js'

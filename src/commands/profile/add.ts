@@ -1,5 +1,4 @@
-import {Args, Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {Args, BaseCommand, Flags} from '../../cli/base.js'
 import {redactProfile} from '../../profiles/model.js'
 import {renderRecord} from '../../output/table.js'
 import {addProfile, checkSetting} from '../../services/profiles.js'
@@ -43,9 +42,7 @@ export default class ProfileAdd extends BaseCommand {
       pid: flags.pid,
     }
     if (this.io.stdinTty && !this.json) await this.prompt(() => this.ask(settings), `profile ${args.name} was not added`)
-    const store = this.profileStore()
-    const profile = await addProfile(store, args.name, settings)
-    if (flags.use) await store.use(args.name)
+    const profile = await addProfile(this.profileStore(), args.name, settings, {use: flags.use})
     return this.emit({name: args.name, profile: redactProfile(profile), active: flags.use}, () => {
       this.io.out(renderRecord(Object.entries(redactProfile(profile)), this.io.stdoutTty))
       this.notice(`added profile ${args.name}${flags.use ? ' (active)' : `; use it with --profile ${args.name} or \`unipay profile use ${args.name}\``}`)

@@ -1,9 +1,9 @@
 import {BaseCommand} from '../../cli/base.js'
 import {renderRows} from '../../output/table.js'
-import {LOCAL_PROFILE} from '../../profiles/model.js'
+import {listProfiles, type ProfileListing} from '../../services/profiles.js'
 
 /** Every profile, the built-in local one first; `active` marks the one in use. */
-export type ProfileListResult = {name: string; environment: string; baseUrl: string; mchNo: string; active: boolean}[]
+export type ProfileListResult = ProfileListing[]
 
 export default class ProfileList extends BaseCommand {
   static summary = 'List profiles (the built-in local sandbox profile included)'
@@ -11,13 +11,7 @@ export default class ProfileList extends BaseCommand {
 
   async run(): Promise<ProfileListResult> {
     await this.parse(ProfileList)
-    const store = this.profileStore()
-    const active = await store.activeName()
-    const profiles = await store.list()
-    const rows: ProfileListResult = [
-      {name: LOCAL_PROFILE, environment: 'local', baseUrl: '(local sandbox, started on demand)', mchNo: '', active: active === LOCAL_PROFILE},
-      ...Object.entries(profiles).filter(([name]) => name !== LOCAL_PROFILE).map(([name, p]) => ({name, environment: p.environment, baseUrl: p.baseUrl ?? '', mchNo: p.mchNo ?? '', active: active === name})),
-    ]
+    const rows = await listProfiles(this.profileStore())
     return this.emit(rows, () =>
       this.io.out(
         renderRows(

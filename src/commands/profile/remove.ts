@@ -1,7 +1,5 @@
-import {Args} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
-import {ConfigError, UsageError} from '../../errors.js'
-import {LOCAL_PROFILE} from '../../profiles/model.js'
+import {Args, BaseCommand} from '../../cli/base.js'
+import {removeProfile} from '../../services/profiles.js'
 
 export type ProfileRemoveResult = {removed: string}
 
@@ -12,8 +10,7 @@ export default class ProfileRemove extends BaseCommand {
 
   async run(): Promise<ProfileRemoveResult> {
     const {args} = await this.parse(ProfileRemove)
-    if (args.name === LOCAL_PROFILE) throw new UsageError('the built-in local profile cannot be removed')
-    if (!(await this.profileStore().remove(args.name))) throw new ConfigError(`no profile named "${args.name}"`)
+    await removeProfile(this.profileStore(), args.name)
     return this.emit({removed: args.name}, () => this.notice(`removed profile ${args.name}`))
   }
 }

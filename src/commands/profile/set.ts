@@ -1,8 +1,7 @@
-import {Args, Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {Args, BaseCommand, Flags} from '../../cli/base.js'
 import {readText} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
-import {isSecret, SETTINGS} from '../../profiles/model.js'
+import {SETTINGS} from '../../profiles/model.js'
 import {setProfileValue} from '../../services/profiles.js'
 
 /** The setting changed; a secret's value shows as (set, hidden), a removed one as (unset). */
@@ -28,14 +27,11 @@ export default class ProfileSet extends BaseCommand {
 
   async run(): Promise<ProfileSetResult> {
     const {args, flags} = await this.parse(ProfileSet)
-    const store = this.profileStore()
-    const name = flags.profile ?? (await store.activeName())
     const value = flags.unset ? undefined : args.value === '-' ? readText('-', 'value').trim() : args.value
     if (!flags.unset && value === undefined) {
       throw new UsageError(`give a value for ${args.key}, - to read it from stdin, or --unset`)
     }
-    await setProfileValue(store, name, args.key, value)
-    const shown = value === undefined ? '(unset)' : isSecret(args.key) ? '(set, hidden)' : value
-    return this.emit({profile: name, key: args.key, value: shown}, () => this.notice(`${name}: ${args.key} = ${shown}`))
+    const set = await setProfileValue(this.profileStore(), flags.profile, args.key, value)
+    return this.emit(set, () => this.notice(`${set.profile}: ${set.key} = ${set.value}`))
   }
 }

@@ -1,10 +1,6 @@
-import {Args} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../../cli/base.js'
-import {ConfigError} from '../../errors.js'
-import {readRuntime} from '../../local-sandbox/control.js'
+import {Args, BaseCommand, profileFlags} from '../../cli/base.js'
 import {renderRecord} from '../../output/table.js'
-import {LOCAL_PROFILE} from '../../profiles/model.js'
-import {describeProfile} from '../../services/profiles.js'
+import {showProfile} from '../../services/profiles.js'
 
 /** The profile's settings, secrets hidden, keys by file and fingerprint. */
 export type ProfileShowResult = Record<string, string | boolean>
@@ -17,18 +13,7 @@ export default class ProfileShow extends BaseCommand {
 
   async run(): Promise<ProfileShowResult> {
     const {args, flags} = await this.parse(ProfileShow)
-    const store = this.profileStore()
-    const active = await store.activeName()
-    const name = args.name ?? flags.profile ?? (process.env.UNIPAY_PROFILE || undefined) ?? active
-    const stored = await store.get(name)
-    if (!stored && name !== LOCAL_PROFILE) throw new ConfigError(`no profile named "${name}"; \`unipay profile list\` shows the profiles`)
-    const runtime = name === LOCAL_PROFILE ? readRuntime(this.config.dataDir) : undefined
-    const facts = describeProfile(
-      name,
-      stored ?? {environment: 'local'},
-      active === name,
-      runtime && {url: runtime.url, mchNo: runtime.merchant.mchNo, appId: runtime.merchant.appId, privateKeyFile: runtime.merchant.privateKeyFile, platformPublicKeyPem: runtime.platformPublicKeyPem},
-    )
+    const facts = await showProfile(this.profileStore(), args.name ?? flags.profile, {home: this.config.dataDir, env: process.env, notice: (m) => this.notice(m)})
     return this.emit(facts, () => this.io.out(renderRecord(Object.entries(facts).map(([k, v]) => [k, String(v)]), this.io.stdoutTty)))
   }
 }

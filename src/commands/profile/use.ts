@@ -1,7 +1,5 @@
-import {Args} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
-import {ConfigError} from '../../errors.js'
-import {LOCAL_PROFILE} from '../../profiles/model.js'
+import {Args, BaseCommand} from '../../cli/base.js'
+import {useProfile} from '../../services/profiles.js'
 
 export type ProfileUseResult = {active: string}
 
@@ -12,11 +10,7 @@ export default class ProfileUse extends BaseCommand {
 
   async run(): Promise<ProfileUseResult> {
     const {args} = await this.parse(ProfileUse)
-    const store = this.profileStore()
-    if (args.name !== LOCAL_PROFILE && !(await store.get(args.name))) {
-      throw new ConfigError(`no profile named "${args.name}"; \`unipay profile list\` shows the profiles`)
-    }
-    await store.use(args.name)
+    await useProfile(this.profileStore(), args.name)
     return this.emit({active: args.name}, () => this.notice(`active profile: ${args.name}`))
   }
 }

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
 import {display, status, type Cell} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'

@@ -1,5 +1,4 @@
-import {Args} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {Args, BaseCommand, profileFlags} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {findRefund} from '../../services/mch.js'

@@ -1,9 +1,8 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand, profileFlags} from '../../cli/base.js'
+import {BaseCommand, Flags, profileFlags} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
 import {REFUND_COLUMNS, REFUND_TABLE, refundTable} from '../../output/refunds.js'
 import {renderRows} from '../../output/table.js'
-import {allRefunds, REFUND_FILTERS, refundFilters, refundPage, type RefundFilters} from '../../services/mch.js'
+import {listRefunds, REFUND_FILTERS, type RefundFilters} from '../../services/mch.js'
 import {describeValues, REFUND_STATUS} from '../../protocol/enums.js'
 import type {RefundRecord} from '../../protocol/answers.js'
 
@@ -49,11 +48,8 @@ Columns (for --columns): ${REFUND_COLUMNS.join(', ')}, and any other field the p
 
   async run(): Promise<RefundsListResult> {
     const {flags} = await this.parse(RefundsList)
-    const filters = refundFilters(Object.fromEntries(REFUND_FILTERS.map((name) => [name, (flags as Record<string, unknown>)[kebab(name)]])) as RefundFilters)
-    const {config} = await this.managementContext(flags)
-    const result = flags.all
-      ? await allRefunds(config, filters, {size: flags.size, limit: flags.limit})
-      : await refundPage(config, filters, flags.page, flags.size).then((page) => ({...page, records: page.records.slice(0, flags.limit)}))
+    const filters = Object.fromEntries(REFUND_FILTERS.map((name) => [name, (flags as Record<string, unknown>)[kebab(name)]])) as RefundFilters
+    const result = await listRefunds(filters, flags, async () => (await this.managementContext(flags)).config)
     return this.emitAnswer<RefundRecord[]>(result.records, () => {
       const {headers, rows} = refundTable(result.records)
       this.io.out(renderRows(headers, rows, this.io.stdoutTty, {...tableOptions(flags, (m) => this.notice(m)), ...REFUND_TABLE}))

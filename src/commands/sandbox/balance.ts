@@ -1,8 +1,8 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
-import {money, shown} from '../../output/format.js'
+import {money} from '../../output/format.js'
+import {renderRecord} from '../../output/table.js'
 import {merchantBalance} from '../../services/sandbox.js'
 
 /** The merchant's balance in cents, after --set-amount / --set-yuan. */
@@ -22,6 +22,6 @@ export default class SandboxBalance extends BaseCommand {
     const {flags} = await this.parse(SandboxBalance)
     const amount = amountInCents({amount: flags['set-amount'], yuan: flags['set-yuan']}, false)
     const answer = await merchantBalance(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {mchNo: flags['mch-no'], amount})
-    return this.emit(answer, () => this.io.out(`${answer.mchNo}\t${shown(money(answer.balance), this.io.stdoutTty)}`))
+    return this.emit(answer, () => this.io.out(renderRecord([['mchNo', answer.mchNo], ['balance', money(answer.balance)]], this.io.stdoutTty)))
   }
 }

@@ -1,9 +1,8 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
-import {credentialsAsEnv, credentialsAsProperties, type SandboxCredentials as Credentials} from '../../local-sandbox/credentials.js'
+import {credentialsAsEnv, credentialsAsProperties} from '../../output/credentials.js'
 import {renderRecord} from '../../output/table.js'
-import {credentials as sandboxCredentials} from '../../services/sandbox.js'
+import {credentials as sandboxCredentials, type SandboxCredentials as Credentials} from '../../services/sandbox.js'
 
 /** What a backend needs to call the sandbox (files by name, never their contents). */
 export type SandboxCredentialsResult = Credentials
@@ -34,7 +33,8 @@ export default class SandboxCredentials extends BaseCommand {
       const {platformPublicKeyPem, merchants, ...rest} = credentials
       const units = merchants.map((m) => `${m.mchNo} ${m.allocAmountUnit}`).join(', ') // each merchant's, this one first
       this.io.out(renderRecord(Object.entries({...rest, allocAmountUnit: units}).map(([k, v]) => [k, String(v ?? '')]), this.io.stdoutTty))
-      this.io.out(platformPublicKeyPem)
+      // piped: the key is its bare Base64 line above; the PEM block is for a person to copy
+      if (this.io.stdoutTty) this.io.out(platformPublicKeyPem)
     })
   }
 }

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {formatRequestLine, type RequestLogEntry} from '../../protocol/sandbox-requests.js'
 import {followRequests, readRequests} from '../../services/sandbox.js'

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {openUrl} from '../../cli/open.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
 import {dashboardSignInUrl} from '../../services/sandbox.js'

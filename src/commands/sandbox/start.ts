@@ -1,6 +1,6 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, Flags} from '../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../cli/sandbox-flags.js'
+import {renderRecord} from '../../output/table.js'
 import {runSandboxInForeground, startSandbox} from '../../services/sandbox.js'
 
 /** The sandbox's address and pid; `started` false when it was running already. --foreground runs until stopped, printing request lines: no result. */
@@ -37,6 +37,6 @@ export default class SandboxStart extends BaseCommand {
     }
     const {url, pid, started} = await startSandbox(use, settings)
     if (!started) this.notice('the local sandbox is already running (stop it first to change its options)')
-    return this.emit({url, pid, started}, () => this.io.out(`${url}\t(pid ${pid})`))
+    return this.emit({url, pid, started}, () => this.io.out(renderRecord([['url', url], ['pid', String(pid)]], this.io.stdoutTty)))
   }
 }

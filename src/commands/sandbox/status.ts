@@ -17,8 +17,12 @@ export default class SandboxStatus extends BaseCommand {
     const status = await sandboxStatus(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)))
     return this.emit(status, () => {
       const {platformPublicKey, ...rest} = status as Record<string, unknown>
-      this.io.out(renderRecord(Object.entries(rest).map(([k, v]) => [k, String(v)]), this.io.stdoutTty))
-      if (platformPublicKey) this.io.out(String(platformPublicKey).trim())
+      const pem = platformPublicKey ? String(platformPublicKey).trim() : undefined
+      // piped, every line is label<TAB>value: the key as bare Base64 (SPKI DER), as `credentials` gives it
+      const lines = Object.entries(rest).map(([k, v]): [string, string] => [k, String(v)])
+      if (pem && !this.io.stdoutTty) lines.push(['platformPublicKey', pem.replace(/-----[^-]+-----|\s/g, '')])
+      this.io.out(renderRecord(lines, this.io.stdoutTty))
+      if (pem && this.io.stdoutTty) this.io.out(pem)
     })
   }
 }

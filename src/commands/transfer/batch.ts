@@ -1,14 +1,13 @@
 import {resolve} from 'node:path'
-import {Args, Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type Flag} from '../../cli/base.js'
-import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseDuration, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
+import {apiFlags, Args, BaseCommand, type Flag, Flags} from '../../cli/base.js'
+import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseWait, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
 import {UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
-import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
+import {TRANSFER_CHANNELS} from '../../protocol/field-rules.js'
 import {counted, PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch/index.js'
-import {LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
+import {defaultChannelMchNo} from '../../services/transfer.js'
 
 /** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */
 const TERMINAL_PLAN_ROWS = 50
@@ -53,13 +52,13 @@ export default class TransferBatch extends BaseCommand {
   async run(): Promise<TransferBatchResult> {
     const {args, flags} = await this.parse(TransferBatch, withWaitDefault(this.argv))
     const file = resolve(args.file)
-    const waitMs = parseDuration(flags.wait)
+    const waitMs = parseWait(flags.wait)
     const onProblem = (p: RowProblem) => this.io.err(`${p.line ? `line ${p.line}` : args.file}: ${p.field ? `${p.field}: ` : ''}${p.message}`)
     const defaults: Record<string, unknown> = {channel: flags.channel, title: flags.title, notifyUrl: flags['notify-url'], channelMchNo: flags['channel-mch-no']}
     // The profile's channel merchant number is the default for rows without one, dry run or not;
     // the local sandbox is not started for a file that may yet be refused.
     const profile = await this.resolveProfile(flags, {startSandbox: false})
-    defaults.channelMchNo ??= profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
+    defaults.channelMchNo ??= defaultChannelMchNo(profile)
     if (flags['dry-run']) return this.dryRun(file, args.file, defaults, onProblem, flags.out)
     const next = nextCommands(file, flags)
     const progress = this.io.stdoutTty && !this.json ? await progressBar(process.stderr) : undefined

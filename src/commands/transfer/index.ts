@@ -1,11 +1,10 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/schemas.js'
-import {createTransfer, LOCAL_CHANNEL_MCH_NO} from '../../services/transfer.js'
+import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/field-rules.js'
+import {transfer} from '../../services/transfer.js'
 import type {TransferCreateResult} from '../../protocol/answers.js'
 
 /** The transfer as created (TransferCreateResult); a dry run, the signed request. */
@@ -49,11 +48,9 @@ export default class Transfer extends BaseCommand {
       return {infoType: pair.slice(0, at), infoContent: pair.slice(at + 1)}
     })
     const context = await this.context(flags)
-    const channelMchNo =
-      flags['channel-mch-no'] ?? context.profile.settings.channelMchNo ?? (context.profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
     const fields = {
       channel: flags.channel,
-      channelMchNo,
+      channelMchNo: flags['channel-mch-no'],
       bizTransferNo: flags['biz-transfer-no'],
       amount,
       title: flags.title,
@@ -66,13 +63,10 @@ export default class Transfer extends BaseCommand {
       transferScene: flags['transfer-scene'],
       reportInfos,
     }
-    // every rule is checked (the request built, not sent) before a production profile asks to confirm
-    const checked = await createTransfer(context.client, fields, {dryRun: true})
-    let result = checked
-    if (!flags['dry-run']) {
-      await this.confirmMoney(context.profile, `transfer ${amount} cents to ${flags['payee-account']}`, flags.yes)
-      result = await createTransfer(context.client, {...fields, bizTransferNo: checked.request.body.bizTransferNo})
-    }
+    const result = await transfer(context, fields, {
+      dryRun: flags['dry-run'],
+      confirm: () => this.confirmMoney(context.profile, `transfer ${amount} cents to ${flags['payee-account']}`, flags.yes),
+    })
     if (!flags['biz-transfer-no']) this.notice(`bizTransferNo: ${String(result.request.body.bizTransferNo)}`)
     return this.emitCall(result, (data) => {
       this.io.out(renderRecord(recordRows(data), this.io.stdoutTty))

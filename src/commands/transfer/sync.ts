@@ -1,8 +1,7 @@
-import {Flags} from '@oclif/core'
-import {apiFlags, BaseCommand, type DryRun} from '../../cli/base.js'
+import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
+import {TRANSFER_CHANNELS} from '../../protocol/field-rules.js'
 import {syncTransfer} from '../../services/transfer.js'
 import type {SyncAnswer} from '../../protocol/answers.js'
 

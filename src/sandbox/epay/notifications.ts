@@ -9,7 +9,7 @@ import type {PayOrder} from '../pay.js'
 import {echoedType, type EpayContext, type EpayOrder, type Params} from './shared.js'
 
 /** The signed `easy_pay` parameters of a paid order (also what return_url gets); undefined for a V1 merchant without its MD5 key. */
-export function notificationParams(ctx: EpayContext, record: EpayOrder, order: PayOrder): Params | undefined {
+function notificationParams(ctx: EpayContext, record: EpayOrder, order: PayOrder): Params | undefined {
   const params: Params = {
     pid: order.mchNo,
     trade_no: order.orderNo,

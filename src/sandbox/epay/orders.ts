@@ -9,6 +9,7 @@ import {centsToYuan} from '../../protocol/money.js'
 import {checkFields, OPENID_METHODS, type PayRequest} from '../../protocol/schemas.js'
 import {formatGmt8} from '../../protocol/time.js'
 import {fail, PlatformFailure} from '../errors.js'
+import {urlRefusal} from '../guard.js'
 import {payOrderResult, type PayOrder} from '../pay.js'
 import {describeProblems, echoedType, EPAY_ORDERS, moneyOf, type EpayContext, type EpayOrder, type Params, type Result, type StoredMerchant} from './shared.js'
 
@@ -81,6 +82,11 @@ export function createOrder(ctx: EpayContext, version: EpayVersion, params: Para
   if (OPENID_METHODS.includes(method) && !fields.openId) fail(10506, `sub_openid: is required for ${method}`)
   const problems = checkFields(endpoints.pay.fields, {...fields, notifyUrl: params.notify_url || undefined, reqId: 'epay', reqTime: formatGmt8(ctx.now())})
   if (problems.length > 0) fail(10506, describeProblems(problems))
+  // the rule of the /unipay/* notifyUrl and returnUrl: no credentials in them, never the sandbox itself
+  for (const param of ['notify_url', 'return_url']) {
+    const refusal = params[param] ? urlRefusal(params[param], ctx.publicUrl()) : undefined
+    if (refusal) fail(10506, `${param}: ${refusal}`)
+  }
   const {mode, word: wallet} = payment
   const epayWords = payment.epayWords || undefined
   const digest = canonicalString({version, mode, wallet, epayWords, device: params.device, amount, method, name: params.name, notify_url: params.notify_url, return_url: params.return_url, param: params.param, sub_openid: params.sub_openid})

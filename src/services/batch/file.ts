@@ -4,6 +4,7 @@ import {createHash} from 'node:crypto'
 import {accessSync, closeSync, constants, createReadStream, existsSync, openSync, readSync, statSync} from 'node:fs'
 import {createInterface} from 'node:readline'
 import {InterruptedError, UsageError} from '../../errors.js'
+import {closest} from '../../protocol/closest.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
 import {checkRules, transferRowRules} from '../../protocol/field-rules.js'
 import {counted, PLAN_COLUMNS, writeCsv} from './results.js'
@@ -105,30 +106,9 @@ export async function* readRows(file: string, hash?: ReturnType<typeof createHas
   }
 }
 
-/** Edit distance, for "did you mean" on a misspelled column. */
-function distance(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diagonal = above
-    }
-  }
-  return row[b.length]
-}
-
 function unknownColumn(column: string): string {
-  let best = ''
-  let bestDistance = Infinity
-  for (const known of COLUMNS) {
-    const d = distance(column.toLowerCase(), known.toLowerCase())
-    if (d < bestDistance) [best, bestDistance] = [known, d]
-  }
-  const near = bestDistance <= Math.max(2, Math.floor(best.length / 3))
-  return near ? `unknown column: did you mean ${best}?` : `unknown column (columns: ${COLUMNS.join(', ')})`
+  const near = closest(column, COLUMNS, {ignoreCase: true})
+  return near ? `unknown column: did you mean ${near}?` : `unknown column (columns: ${COLUMNS.join(', ')})`
 }
 
 /** Problems of the header, reported once on line 1; the fields they cover are not reported per row. */

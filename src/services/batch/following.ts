@@ -44,7 +44,7 @@ export async function followPending(
   }
 }
 
-export interface StatusOptions {
+interface StatusOptions {
   /** The batch file (its FILE.journal is read), or a journal itself. */
   file: string
   client: ClientConfig

@@ -3,8 +3,9 @@
 // --resume or status of the batch is refused while that process runs; a lock whose process is
 // gone (killed -9, the machine restarted) is taken over, and the run says so.
 import {randomBytes} from 'node:crypto'
-import {linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {UsageError} from '../../errors.js'
+import {modifiedMs, processAlive, processStart} from '../../local-sandbox/control.js'
 import {refusal} from './journal.js'
 
 /** Who holds a journal's lock: a process, and when and as what it took it. */
@@ -17,7 +18,7 @@ interface LockHolder {
   token: string
 }
 
-export interface JournalLock {
+interface JournalLock {
   release(): void
   /** Set when a lock left by a process that is gone was taken over: what to tell the user. */
   tookOver?: string
@@ -41,7 +42,7 @@ export async function lockJournal(journal: string, command: string): Promise<Jou
     if (!claim(path, text)) {
       const held = readLock(path)
       if (!held) continue // released in between: claim again
-      if (held.holder && running(held.holder)) {
+      if (held.holder && processAlive(held.holder.pid, held.holder.started)) {
         throw refusal('locked', `${journal} is in use by another unipay process: pid ${held.holder.pid} (${held.holder.command}, since ${held.holder.at}); nothing was done. Wait for it to end, or stop it (kill ${held.holder.pid})`, {journal, pid: held.holder.pid, command: held.holder.command, since: held.holder.at})
       }
       if (!takeOver(path, held.text, text)) {
@@ -116,36 +117,5 @@ function readLock(path: string): {text: string; holder?: LockHolder} | undefined
     return {text, holder: Number.isInteger(holder.pid) && holder.pid > 0 ? holder : undefined}
   } catch {
     return {text}
-  }
-}
-
-function modifiedMs(path: string): number {
-  try {
-    return statSync(path).mtimeMs
-  } catch {
-    return Date.now()
-  }
-}
-
-/** Whether the lock's process still runs: alive, not a zombie, and not another process under a pid used again. */
-function running(holder: LockHolder): boolean {
-  try {
-    process.kill(holder.pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  const started = processStart(holder.pid)
-  if (started === 'zombie') return false
-  return started === undefined || holder.started === undefined || started === holder.started
-}
-
-/** A process's start time in clock ticks since boot ('zombie' for one that has exited); undefined without /proc. */
-function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return fields[0] === 'Z' ? 'zombie' : fields[19]
-  } catch {
-    return undefined
   }
 }

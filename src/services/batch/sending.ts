@@ -27,7 +27,7 @@ export interface Summary extends Plan, Tally {
   runId?: string
 }
 
-export interface RunOptions {
+interface RunOptions {
   file: string
   defaults: Record<string, unknown>
   /**

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../../../cli/base.js'
 import {EpayCommand, type EpayDryRun, orderFlags, orderInput, v1Flags} from '../../../cli/epay.js'
 import {EPAY_WALLET_VALUES} from '../../../protocol/epay-api.js'
 import {epayCreate} from '../../../services/epay.js'

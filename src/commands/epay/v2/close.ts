@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../../../cli/base.js'
 import {EpayCommand, type EpayDryRun, v2Flags} from '../../../cli/epay.js'
 import {epayClose} from '../../../services/epay.js'
 import type {EpayCloseData} from '../../../protocol/answers.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../../../cli/base.js'
 import {EpayCommand, type EpayDryRun, v2Flags} from '../../../cli/epay.js'
 import {epayQuery} from '../../../services/epay.js'
 import type {EpayOrderData} from '../../../protocol/answers.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../../../cli/base.js'
 import {EpayCommand, type EpaySubmitResult, orderInput, v2OrderFlags} from '../../../cli/epay.js'
 import {epayCreate} from '../../../services/epay.js'
 

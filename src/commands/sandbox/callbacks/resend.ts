@@ -1,5 +1,4 @@
-import {Args} from '@oclif/core'
-import {BaseCommand} from '../../../cli/base.js'
+import {Args, BaseCommand} from '../../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {callbackRows} from '../../../output/callbacks.js'
 import {renderRecord} from '../../../output/table.js'

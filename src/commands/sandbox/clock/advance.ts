@@ -1,6 +1,6 @@
-import {Args} from '@oclif/core'
-import {BaseCommand} from '../../../cli/base.js'
+import {Args, BaseCommand} from '../../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
+import {DURATION_RULE} from '../../../protocol/duration.js'
 import {recordRows} from '../../../output/record.js'
 import {renderRecord} from '../../../output/table.js'
 import {advanceClock} from '../../../services/sandbox.js'
@@ -15,7 +15,7 @@ export default class SandboxClockAdvance extends BaseCommand {
     'unconfirmed walletA transfers close, callback retries that fell due are sent. The offset survives a restart; ' +
     '`sandbox reset` clears it. Requests are still signed with the real time.'
   static examples = ['<%= config.bin %> sandbox clock advance 31m', '<%= config.bin %> sandbox clock advance 1d', '<%= config.bin %> sandbox clock advance 1h30m']
-  static args = {duration: Args.string({description: 'how far: a number and a unit (ms, s, m, h, d), e.g. 31m or 1h30m', required: true})}
+  static args = {duration: Args.string({description: `how far: ${DURATION_RULE}; e.g. 31m or 2h`, required: true})}
   static flags = {...sandboxFlags}
 
   async run(): Promise<SandboxClockAdvanceResult> {

@@ -1,5 +1,4 @@
-import {Args, Flags} from '@oclif/core'
-import {BaseCommand} from '../../../cli/base.js'
+import {Args, BaseCommand, Flags} from '../../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {setMerchant} from '../../../services/sandbox.js'
 

@@ -1,5 +1,4 @@
-import {Flags} from '@oclif/core'
-import {BaseCommand} from '../../../cli/base.js'
+import {BaseCommand, Flags} from '../../../cli/base.js'
 import {tableFlags, tableOptions} from '../../../cli/table-flags.js'
 import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {display} from '../../../output/format.js'

@@ -1,7 +1,6 @@
 import {resolve} from 'node:path'
-import {Args, Flags} from '@oclif/core'
-import {apiFlags, BaseCommand} from '../../../cli/base.js'
-import {commandLine, countsLine, failedRowLines, interruptible, parseDuration, profileWords, typed, verdict, waitFlag, waitNote, withWaitDefault} from '../../../cli/batch.js'
+import {apiFlags, Args, BaseCommand, Flags} from '../../../cli/base.js'
+import {commandLine, countsLine, failedRowLines, interruptible, parseWait, profileWords, typed, verdict, waitFlag, waitNote, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
 import {batchStatus, counted, RESULT_COLUMNS, type Status} from '../../../services/batch/index.js'
 
@@ -24,7 +23,7 @@ export default class TransferBatchStatus extends BaseCommand {
 
   async run(): Promise<TransferBatchStatusResult> {
     const {args, flags} = await this.parse(TransferBatchStatus, withWaitDefault(this.argv))
-    const waitMs = parseDuration(flags.wait)
+    const waitMs = parseWait(flags.wait)
     const context = await this.context(flags)
     const interrupt = interruptible((signal) => this.notice(`${signal}: stopping after the queries in flight...`))
     const checking = waitNote(flags.wait ? `following for up to ${flags.wait}` : 'checking')

@@ -1,0 +1,40 @@
+// The architecture as rules that fail: the import allow-list and the document that states it
+// say the same, every part of src/ is placed in it, and no module of services or the sandbox
+// outgrows a file a newcomer reads in one go.
+import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {describe, expect, it} from 'vitest'
+import {DOC, withSection} from '../scripts/layers-doc.mjs'
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url))
+const require = createRequire(import.meta.url)
+const layers = require('../layers.cjs') as {parts: Record<string, string>; allowed: Record<string, unknown[]>}
+const config = require('../.dependency-cruiser.cjs') as {allowedSeverity?: string; allowed?: unknown[]}
+
+/** Every file below a folder. */
+const filesIn = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesIn(join(dir, name)) : [join(dir, name)]))
+
+describe('the layers', () => {
+  it('docs/ARCHITECTURE.md states the allow-list layers.cjs holds (run `node scripts/layers-doc.mjs`)', () => {
+    const doc = readFileSync(DOC, 'utf8')
+    expect(doc).toBe(withSection(doc))
+  })
+
+  it('places every part of src/, and the rule is the allow-list, an error when broken', () => {
+    expect(Object.keys(layers.parts).sort()).toEqual(readdirSync(SRC).sort())
+    expect(Object.keys(layers.allowed).sort()).toEqual(readdirSync(SRC).sort())
+    expect(config.allowedSeverity).toBe('error')
+    expect(config.allowed?.length).toBeGreaterThan(Object.keys(layers.allowed).length)
+  })
+})
+
+describe('file sizes', () => {
+  it('keeps every module of services and the sandbox under about 400 lines', () => {
+    const long = ['services', 'sandbox'].flatMap((part) => filesIn(join(SRC, part)))
+      .map((file) => ({file: file.slice(SRC.length), lines: readFileSync(file, 'utf8').split('\n').length}))
+      .filter(({lines}) => lines > 400)
+    expect(long).toEqual([])
+  })
+})
