@@ -7,7 +7,7 @@ import {endpointUrl, postJson} from './http.js'
 import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
-import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -181,7 +181,7 @@ async function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, r
     read = await readEnvelopeAsync(response.raw, config.platformKey)
   } catch (error) {
     // not a garbled answer to retry: a number built to cost, refused as the sandbox refuses it (section 1)
-    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
+    if (error instanceof JsonTooCostlyError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
     if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`, response.status >= 500)
     throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
   }
