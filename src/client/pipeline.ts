@@ -5,7 +5,7 @@ import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import type {CallEndpoint} from '../protocol/field-rules.js'
+import {controlCharacters, type CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
@@ -119,23 +119,6 @@ export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, '
 export function countTries(error: TransportError, tries: number, startedMs: number): TransportError {
   error.message += `, ${tries} ${tries === 1 ? 'try' : 'tries'}, ${Math.round((Date.now() - startedMs) / 1000)} s`
   return error
-}
-
-/**
- * Control characters in a field end up in the signed string and in every screen and log that
- * shows it; only JSON text (extraParam) may carry line breaks and tabs.
- */
-function controlCharacters(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
-  if (typeof value === 'string') {
-    const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
-    // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
-  } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) controlCharacters(value[index], `${path}[${index}]`, found)
-  } else if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const key of Object.keys(value)) controlCharacters((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, found)
-  }
-  return found
 }
 
 export async function call<T = unknown>(
