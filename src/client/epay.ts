@@ -12,7 +12,7 @@ import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type Epay
 import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {canonicalBase64Problem} from '../protocol/signature.js'
 import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
+import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 
 export interface EpayConfig {
   baseUrl: string
@@ -151,7 +151,7 @@ function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest
     body = parseJsonObject(raw)
   } catch (error) {
     // a number built to cost is refused as malformed, not retried as a garbled answer
-    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
+    if (error instanceof JsonTooCostlyError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
     if (status !== 200) throw new TransportError(`HTTP ${status} from ${request.url}`, status >= 500)
     throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
   }

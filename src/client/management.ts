@@ -2,7 +2,7 @@
 // Accesstoken header (never logged), 401 when it is missing or expired.
 import {PlatformError, SignatureError, TransportError} from '../errors.js'
 import {endpointUrl, formBody, httpRequest} from './http.js'
-import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
+import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
 
 export interface ManagementConfig {
@@ -54,7 +54,7 @@ export async function managementCall(
   try {
     body = parseJsonObject(raw)
   } catch (error) {
-    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${url.pathname} is refused: ${error.message}`)
+    if (error instanceof JsonTooCostlyError) throw new SignatureError(`the answer from ${url.pathname} is refused: ${error.message}`)
     throw new TransportError(`HTTP ${status} from ${url.pathname}: not JSON (${(error as JsonSyntaxError).message})`)
   }
   if (status === 401) throw new SessionError(`the management API refused the session: ${resultMessage(body) || 'HTTP 401'}`)

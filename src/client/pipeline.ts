@@ -5,9 +5,9 @@ import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import type {CallEndpoint} from '../protocol/field-rules.js'
+import {controlCharacters, type CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
-import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -121,23 +121,6 @@ export function countTries(error: TransportError, tries: number, startedMs: numb
   return error
 }
 
-/**
- * Control characters in a field end up in the signed string and in every screen and log that
- * shows it; only JSON text (extraParam) may carry line breaks and tabs.
- */
-function controlCharacters(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
-  if (typeof value === 'string') {
-    const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
-    // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
-  } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) controlCharacters(value[index], `${path}[${index}]`, found)
-  } else if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const key of Object.keys(value)) controlCharacters((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, found)
-  }
-  return found
-}
-
 export async function call<T = unknown>(
   config: ClientConfig,
   endpoint: CallEndpoint,
@@ -181,7 +164,7 @@ async function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, r
     read = await readEnvelopeAsync(response.raw, config.platformKey)
   } catch (error) {
     // not a garbled answer to retry: a number built to cost, refused as the sandbox refuses it (section 1)
-    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
+    if (error instanceof JsonTooCostlyError) throw new SignatureError(`the answer from ${request.url} is refused: ${error.message}`)
     if (response.status !== 200) throw new TransportError(`HTTP ${response.status} from ${request.url}`, response.status >= 500)
     throw new TransportError(`unparseable answer from ${request.url}: ${(error as JsonSyntaxError).message}`, true)
   }

@@ -4,7 +4,7 @@
 import {PlatformError, SignatureError, TransportError} from '../errors.js'
 import type {UnsignedEndpoint} from '../protocol/endpoints.js'
 import {resultCode, resultMessage} from '../protocol/envelope.js'
-import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {endpointUrl, postJson} from './http.js'
 import {connectChecked, requestBody, type ClientConfig} from './pipeline.js'
 
@@ -44,7 +44,7 @@ export async function unsignedCall<T = unknown>(
   try {
     body = parseJsonObject(raw)
   } catch (error) {
-    if (error instanceof JsonNumberTooLongError) throw new SignatureError(`the answer from ${endpoint.path} is refused: ${error.message}`)
+    if (error instanceof JsonTooCostlyError) throw new SignatureError(`the answer from ${endpoint.path} is refused: ${error.message}`)
     throw new TransportError(`HTTP ${status} from ${endpoint.path}: not JSON (${(error as JsonSyntaxError).message})`)
   }
   if (status !== 200) throw new TransportError(`HTTP ${status} from ${endpoint.path}${resultMessage(body) ? `: ${resultMessage(body)}` : ''}`)

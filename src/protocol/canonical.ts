@@ -11,6 +11,12 @@ export type Pair = [key: string, value: string]
 /** The longest plain decimal form (no exponent) a number may have (protocol-notes section 1). */
 export const MAX_NUMBER_CHARS = 100
 
+/**
+ * The longest string to sign a received body may flatten to: over three times the largest answer
+ * the CLI reads (10 MB). Bounded because a key is repeated for every value under it.
+ */
+export const MAX_STRING_TO_SIGN_CHARS = 32 * 1024 * 1024
+
 /** A number whose plain decimal form would be longer than MAX_NUMBER_CHARS: refused as unparseable. */
 export class NumberTooLongError extends Error {}
 

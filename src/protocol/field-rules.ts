@@ -104,6 +104,24 @@ function object(shape: Shape): Rule {
   }
 }
 
+/**
+ * Control characters in a field end up in the signed string and in every screen and log that
+ * shows it; only JSON text (extraParam) may carry line breaks and tabs. Checked before a request
+ * is built, and for a batch's rows while the file is checked (nothing sent yet).
+ */
+export function controlCharacters(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
+  if (typeof value === 'string') {
+    const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
+  } else if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) controlCharacters(value[index], `${path}[${index}]`, found)
+  } else if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const key of Object.keys(value)) controlCharacters((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, found)
+  }
+  return found
+}
+
 /** An optional object: PHP's `[]` for an empty map is absent too, where an object is expected (and only there). */
 const optionalObject = (shape: Shape): Rule => {
   const rule = object(shape)

@@ -3,7 +3,7 @@
 // re-serialisation through JS numbers.
 import {createRequire} from 'node:module'
 import type * as Lossless from 'lossless-json'
-import {formatNumber, MAX_NUMBER_CHARS, plainNumberLength} from './canonical.js'
+import {formatNumber, MAX_NUMBER_CHARS, MAX_STRING_TO_SIGN_CHARS, plainNumberLength} from './canonical.js'
 
 // By require(): lossless-json's CommonJS build is one file, its ES build ten (4 to 5 ms of a start).
 const {isLosslessNumber, LosslessNumber, stringify} = createRequire(import.meta.url)('lossless-json') as typeof Lossless
@@ -24,19 +24,30 @@ export type JsonObject = {[key: string]: JsonValue}
 
 export class JsonSyntaxError extends Error {}
 
+/** JSON refused for what reading it would cost, not for its syntax (protocol-notes section 1). */
+export class JsonTooCostlyError extends JsonSyntaxError {}
+
 /** JSON that holds a number whose plain form is over MAX_NUMBER_CHARS (protocol-notes section 1). */
-export class JsonNumberTooLongError extends JsonSyntaxError {}
+export class JsonNumberTooLongError extends JsonTooCostlyError {}
+
+/**
+ * JSON whose string to sign would be over MAX_STRING_TO_SIGN_CHARS: flattening repeats a key for
+ * every value under it, so 70 KB of text (one 20,000-character key over 25,000 values) flattens to 500 million characters.
+ */
+export class StringToSignTooLongError extends JsonTooCostlyError {}
 
 /** How deep arrays and objects may nest: far beyond any spec body, and within every reader's stack. */
 export const MAX_JSON_DEPTH = 512
 
 /** A number literal as a LosslessNumber, refused when its plain form would be over MAX_NUMBER_CHARS. */
-function losslessNumber(literal: string): LosslessNumber {
+function losslessNumber(literal: string, path: number): LosslessNumber {
   // without an exponent the plain form is never longer than the literal
   const long = literal.length > MAX_NUMBER_CHARS || /[eE]/.test(literal)
-  if (long && plainNumberLength(literal) > MAX_NUMBER_CHARS) {
+  const length = long ? plainNumberLength(literal) : literal.length
+  if (length > MAX_NUMBER_CHARS) {
     throw new JsonNumberTooLongError(`the number ${literal.slice(0, 24)}${literal.length > 24 ? '...' : ''} written out would be over ${MAX_NUMBER_CHARS} characters`)
   }
+  flattened(path, length)
   return new LosslessNumber(literal)
 }
 
@@ -57,6 +68,8 @@ function sameValue(a: JsonValue, b: JsonValue): boolean {
 let text = ''
 let at = 0
 let depth = 0
+/** How long the string to sign of what was read so far would be (an upper bound). */
+let flatChars = 0
 /** A run of string characters that need no look: up to a quote, a backslash or a control character. */
 // eslint-disable-next-line no-control-regex -- the control characters JSON forbids unescaped
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y
@@ -70,8 +83,9 @@ export function parseJson(input: string): JsonValue {
   text = input
   at = 0
   depth = 0
+  flatChars = 0
   try {
-    const value = parseValue()
+    const value = parseValue(0)
     skipSpace()
     if (at < text.length) fail('end of input expected')
     return value
@@ -90,15 +104,32 @@ function skipSpace(): void {
   while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) code = text.charCodeAt(++at)
 }
 
-function parseValue(): JsonValue {
+/**
+ * Counts a value into the string to sign: its flattened key (`path` characters long), `=`, the
+ * value and `&`. Refused past the bound, before anything builds that string.
+ */
+function flattened(path: number, value: number): void {
+  flatChars += path + value + 2
+  if (flatChars > MAX_STRING_TO_SIGN_CHARS) {
+    throw new StringToSignTooLongError(`its string to sign would be over ${MAX_STRING_TO_SIGN_CHARS} characters (each value repeats its whole key): refused`)
+  }
+}
+
+/** A value whose flattened key is `path` characters long (section 1: `a.b[0].c`). */
+function parseValue(path: number): JsonValue {
   skipSpace()
   const code = text.charCodeAt(at)
-  if (code === 0x22) return parseString()
-  if (code === 0x7b) return parseObject()
-  if (code === 0x5b) return parseArray()
-  if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return parseNumber()
-  if (text.startsWith('true', at)) return (at += 4), true
-  if (text.startsWith('false', at)) return (at += 5), false
+  if (code === 0x22) {
+    const value = parseString()
+    flattened(path, value.length)
+    return value
+  }
+  if (code === 0x7b) return parseObject(path)
+  if (code === 0x5b) return parseArray(path)
+  if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return parseNumber(path)
+  if (text.startsWith('true', at)) return flattened(path, 4), (at += 4), true
+  if (text.startsWith('false', at)) return flattened(path, 5), (at += 5), false
+  // null is skipped by the flattening
   if (text.startsWith('null', at)) return (at += 4), null
   return fail('a JSON value expected')
 }
@@ -108,7 +139,7 @@ function nest(): void {
   at++
 }
 
-function parseObject(): JsonObject {
+function parseObject(path: number): JsonObject {
   nest()
   const object: JsonObject = {}
   skipSpace()
@@ -125,7 +156,7 @@ function parseObject(): JsonObject {
     skipSpace()
     if (text.charCodeAt(at) !== 0x3a) fail("':' expected after an object key")
     at++
-    const value = parseValue()
+    const value = parseValue(path === 0 ? key.length : path + 1 + key.length)
     if (!Object.hasOwn(object, key)) {
       // as JSON.parse does: a "__proto__" key is a field, never the object's prototype
       if (key === '__proto__') Object.defineProperty(object, key, {value, enumerable: true, writable: true, configurable: true})
@@ -144,7 +175,7 @@ function parseObject(): JsonObject {
   return object
 }
 
-function parseArray(): JsonValue[] {
+function parseArray(path: number): JsonValue[] {
   nest()
   const array: JsonValue[] = []
   skipSpace()
@@ -153,8 +184,15 @@ function parseArray(): JsonValue[] {
     depth--
     return array
   }
+  // an item's key adds `[index]`: two brackets and the index's digits
+  let itemPath = path + 3
+  let wider = 10
   for (;;) {
-    array.push(parseValue())
+    if (array.length === wider) {
+      itemPath++
+      wider *= 10
+    }
+    array.push(parseValue(itemPath))
     skipSpace()
     const next = text.charCodeAt(at)
     if (next === 0x5d) break
@@ -211,7 +249,7 @@ function parseDigits(start: number): void {
   if (at === from) fail(`a digit expected in the number ${JSON.stringify(text.slice(start, at))}`)
 }
 
-function parseNumber(): LosslessNumber {
+function parseNumber(path: number): LosslessNumber {
   const start = at
   if (text.charCodeAt(at) === 0x2d) at++
   if (text.charCodeAt(at) === 0x30) at++
@@ -226,7 +264,7 @@ function parseNumber(): LosslessNumber {
     if (sign === 0x2b || sign === 0x2d) at++
     parseDigits(start)
   }
-  return losslessNumber(text.slice(start, at))
+  return losslessNumber(text.slice(start, at), path)
 }
 
 export function parseJsonObject(text: string): JsonObject {

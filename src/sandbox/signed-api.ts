@@ -8,7 +8,7 @@ import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
-import {JsonNumberTooLongError, JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
+import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPublicKey} from '../protocol/keys.js'
 import {SANDBOX_CHANNEL_MCH_NOS, type FaultRule} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
@@ -234,7 +234,7 @@ export function createSignedApi(deps: SignedApiDeps) {
       try {
         raw = parseJsonObject(rawText)
       } catch (error) {
-        if (error instanceof JsonNumberTooLongError) return {code: 10505, msg: `request body: ${error.message}`, data: null, reqId: ''}
+        if (error instanceof JsonTooCostlyError) return {code: 10505, msg: `request body: ${error.message}`, data: null, reqId: ''}
         return {code: 10505, msg: `request body is not JSON: ${(error as JsonSyntaxError).message}`, data: null, reqId: ''}
       }
       // before anything else is read from it (protocol-notes section 1)

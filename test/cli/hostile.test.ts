@@ -73,6 +73,21 @@ describe('a number built to cost, in an answer', () => {
   })
 })
 
+/**
+ * 24 KB whose string to sign is 40 million characters: flattening repeats the 4,000-character key
+ * for each of the 10,000 values under it (at 20,000 by 25,000, 70 KB ran the reader out of memory).
+ */
+const costlyFlattening = `"${'k'.repeat(4000)}":[${Array.from({length: 10_000}, () => '1').join(',')}]`
+
+describe('a body whose string to sign is built to cost, in an answer', () => {
+  it('query pay refuses it with exit 3 before flattening it', async () => {
+    respond = (request) => `{"code":0,"msg":"success","data":{"orderNo":"P1","bizOrderNo":"B1","status":"success"},"resTime":"${formatGmt8(new Date())}","reqId":"${request.reqId}",${costlyFlattening},"sign":"AAAA"}`
+    const result = await cp.run(['query', 'pay', '--profile', 'fake', '--order-no', 'P1'])
+    expect(result.code, result.stderr).toBe(3)
+    expect(result.stderr).toContain('is refused: its string to sign would be over 33554432 characters')
+  })
+})
+
 describe('data flattened, missing or null', () => {
   it('refuses a signed answer whose data was moved into "data.status" keys (exit 3)', async () => {
     // flattens exactly like {"data": {"orderNo": ..., "status": ...}}: the signature holds
@@ -191,6 +206,15 @@ describe('listen', () => {
     const genuine = await post(l.url, callback('P2'))
     expect(genuine.status).toBe(200)
     expect(await genuine.text()).toBe('SUCCESS')
+  })
+
+  it('answers a callback whose string to sign would be 40 million characters with 400, and goes on serving', async () => {
+    const l = await listen(['--port', '0'])
+    const hostile = await post(l.url, `{"code":0,"data":{"orderNo":"P1"},"event":"pay.success","protocol":"system",${costlyFlattening},"sign":"AAAA"}`)
+    expect(hostile.status).toBe(400)
+    expect(await hostile.text()).toContain('its string to sign would be over 33554432 characters')
+    const genuine = await post(l.url, callback('P3'))
+    expect(genuine.status).toBe(200)
   })
 
   it('does not take a callback whose flat data is nested, nor one with a dotted key outside data', async () => {

@@ -81,6 +81,22 @@ describe('transfer batch', () => {
     expect((await sandboxTransfers(c)).length).toBe(before)
   })
 
+  it('refuses a row with a control character as the file check, by its line, before sending any row', async () => {
+    // the escape would reach the platform's signed string and every screen; the run used to pass
+    // the check, send the rows before it, then stop at this one with "invalid input" on every --resume
+    const before = (await sandboxTransfers(c)).length
+    const file = join(c.dir, 'escape.csv')
+    writeFileSync(file, 'bizTransferNo,channel,amount,payeeType,payeeAccount,payeeName\r\nE1,walletB,100,user_id,2088,\r\nE2,walletB,100,user_id,2088,"\u001b]0;pwned\u0007"\r\n')
+    const dry = await c.run(['transfer', 'batch', file, '--dry-run', '--channel-mch-no', 'CM'])
+    expect(dry.code, dry.stdout).toBe(2)
+    expect(dry.stderr).toContain('line 3: payeeName: must not contain control characters')
+    const result = await c.run(['transfer', 'batch', file, '--channel-mch-no', 'CM'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('line 3: payeeName: must not contain control characters')
+    expect(existsSync(`${file}.journal`)).toBe(false)
+    expect((await sandboxTransfers(c)).length).toBe(before)
+  })
+
   it('prints the plan for a dry run and sends nothing', async () => {
     const {file, cents} = payoutFile(c, 'plan.csv', 50, 'P')
     const plan = await c.result<TransferBatchResult>(['transfer', 'batch', file, '--dry-run'])

@@ -3,7 +3,8 @@
 // differs on purpose only where numbers keep their literals, a repeated key changes its value,
 // or nesting is absurdly deep.
 import {describe, expect, it} from 'vitest'
-import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, parseJsonObject, type JsonValue} from '../../src/protocol/json.js'
+import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, parseJsonObject, StringToSignTooLongError, type JsonValue} from '../../src/protocol/json.js'
+import {MAX_STRING_TO_SIGN_CHARS} from '../../src/protocol/canonical.js'
 
 /** What JSON.parse would give: numbers as JS numbers. */
 function asJsonParse(value: JsonValue): unknown {
@@ -138,6 +139,15 @@ describe('parseJson', () => {
     expect(() => parseJson(nested(MAX_JSON_DEPTH + 1))).toThrow(new JsonSyntaxError(`nested deeper than ${MAX_JSON_DEPTH} levels but got "[" at position ${MAX_JSON_DEPTH}`))
     // a megabyte of brackets is refused at once, not by running out of stack
     expect(() => parseJson(nested(500_000))).toThrow(/nested deeper than/)
+  })
+
+  it('refuses a body whose string to sign would be over 32 Mi characters, counting each value with its whole key', () => {
+    // 70 KB: a 20,000-character key over 25,000 values flattens to 500 million characters
+    expect(() => parseJson(`{"${'k'.repeat(20_000)}":[${Array.from({length: 25_000}, () => '1').join(',')}]}`)).toThrow(StringToSignTooLongError)
+    // `k=` + the value + `&`: exactly at the bound, and one over
+    const value = (length: number) => `{"k":"${'v'.repeat(length)}"}`
+    expect(() => parseJson(value(MAX_STRING_TO_SIGN_CHARS - 3))).not.toThrow()
+    expect(() => parseJson(value(MAX_STRING_TO_SIGN_CHARS - 2))).toThrow(StringToSignTooLongError)
   })
 
   it('refuses a number whose plain form is over 100 characters', () => {

@@ -49,6 +49,19 @@ describe('a number built to cost', () => {
   })
 })
 
+describe('a body whose string to sign is built to cost', () => {
+  it('answers 10505 before flattening it (24 KB flattening to 40 million characters), and goes on serving', async () => {
+    // the key is repeated for each of the 10,000 values under it; at 20,000 by 25,000 (70 KB) the
+    // flattening ran the sandbox out of memory, before any signature was looked at
+    const costly = `"${'k'.repeat(4000)}":[${Array.from({length: 10_000}, () => '1').join(',')}]`
+    const text = `{"mchNo":"M1000000001","reqId":"R1","reqTime":"${formatGmt8(new Date())}","nonceStr":"n1",${costly},"sign":"AAAA"}`
+    const answer = await t.post(endpoints.pay.path, text)
+    expect(answer.body.code).toBe(10505)
+    expect(answer.body.msg).toBe('request body: its string to sign would be over 33554432 characters (each value repeats its whole key): refused')
+    await stillServes()
+  })
+})
+
 describe('a large body with a bad signature', () => {
   it('answers 20052 at once: the diagnosis of someone else\'s body is bounded (it was quadratic in its fields)', async () => {
     // 20,000 fields, about 250 KB: one "field dropped" variant per field was 20,000 strings of 250 KB
