@@ -19,6 +19,33 @@ export interface RequestNote {
 
 const MAX_ENTRIES = 5000
 const MAX_ANSWER_CHARS = 64 * 1024
+/**
+ * What an entry keeps of a message, a string to sign and its field names: a request without a
+ * valid signature (anyone's) may bring a megabyte, and 5,000 entries of that would be gigabytes.
+ * The 20052 answer itself still carries the whole string to sign.
+ */
+const MAX_KEPT_CHARS = 8 * 1024
+const MAX_KEPT_FIELDS = 64
+
+function kept(text: string): string {
+  return text.length <= MAX_KEPT_CHARS ? text : `${text.slice(0, MAX_KEPT_CHARS)}... (${text.length} characters in all)`
+}
+
+function keptOutcome({code, message}: {code?: string; message?: string}): {code?: string; message?: string} {
+  return {code, message: message === undefined ? undefined : kept(message)}
+}
+
+function keptSignature(signature: ReceivedSignatureDiagnosis): ReceivedSignatureDiagnosis {
+  const {stringToSign, fields, causes} = signature
+  const someFields = fields.length <= MAX_KEPT_FIELDS ? fields : [...fields.slice(0, MAX_KEPT_FIELDS), `... (${fields.length} fields in all)`]
+  return {stringToSign: kept(stringToSign), fields: someFields, causes: causes.map(kept)}
+}
+
+/**
+ * A copy made of new strings: V8 keeps a slice's or a split's whole parent string alive, so an
+ * entry holding a piece of a megabyte body would hold the body.
+ */
+const detached = (entry: RequestLogEntry): RequestLogEntry => JSON.parse(JSON.stringify(entry)) as RequestLogEntry
 
 function merchantOf(url: URL, body: string): string | undefined {
   const trimmed = body.trimStart()
@@ -67,14 +94,15 @@ export class RequestLog {
         path: url.pathname,
         merchant: note.merchant ?? merchantOf(url, note.body ?? ''),
         status: res.writableFinished ? res.statusCode : 0,
-        ...(note.code === undefined ? outcomeOf(answer) : {code: note.code, message: note.message}),
+        ...keptOutcome(note.code === undefined ? outcomeOf(answer) : {code: note.code, message: note.message}),
         durationMs: Date.now() - started,
-        signature: note.signature,
+        signature: note.signature && keptSignature(note.signature),
       }
       if (!res.writableFinished) entry.message = 'connection closed before the answer was complete'
-      this.entries.push(entry)
+      const stored = detached(entry)
+      this.entries.push(stored)
       if (this.entries.length > MAX_ENTRIES) this.entries.shift()
-      this.onEntry?.(entry)
+      this.onEntry?.(stored)
     })
     return note
   }

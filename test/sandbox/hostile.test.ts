@@ -49,6 +49,24 @@ describe('a number built to cost', () => {
   })
 })
 
+describe('the request log, fed by anyone', () => {
+  it('keeps at most 8 KiB of a refused request\'s message and string to sign, however large the body (900 KB, no valid signature)', async () => {
+    // 300 of these held 700 MB in the sandbox's log of the last 5,000 requests
+    const title = 'x'.repeat(900_000)
+    const text = `{"mchNo":"M1000000001","reqId":"${unique('R')}","reqTime":"${formatGmt8(new Date())}","bizOrderNo":"B1","title":"${title}","amount":1,"method":"walletA_qr","sign":"AAAA"}`
+    const answer = await t.post(endpoints.pay.path, text)
+    expect(answer.body.code).toBe(20052)
+    // the answer still carries the whole string to sign, for the client's diagnosis
+    expect(answer.body.msg).toContain(title)
+    const runtime = t.sandbox.runtime
+    const {entries} = (await (await fetch(`${runtime.url}/_sandbox/requests?after=0&failed=true&limit=5000`, {headers: controlHeaders(runtime)})).json()) as {entries: {code?: string; message?: string; signature?: {stringToSign: string}}[]}
+    const entry = entries.findLast((e) => e.code === '20052' && e.signature?.stringToSign.startsWith('amount=1&bizOrderNo=B1'))!
+    expect(entry.signature!.stringToSign).toMatch(/^amount=1&bizOrderNo=B1&.{8100,8192}\.\.\. \(\d{6} characters in all\)$/)
+    expect(entry.message!.length).toBeLessThan(8300)
+    expect(entry.message).toMatch(/\.\.\. \(\d{6} characters in all\)$/)
+  })
+})
+
 describe('a body whose string to sign is built to cost', () => {
   it('answers 10505 before flattening it (24 KB flattening to 40 million characters), and goes on serving', async () => {
     // the key is repeated for each of the 10,000 values under it; at 20,000 by 25,000 (70 KB) the
