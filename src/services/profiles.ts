@@ -83,6 +83,16 @@ export async function setProfileValue(store: ProfileStore, named: string | undef
   return {profile: name, key, value: value === undefined || value === '' ? '(unset)' : isSecret(key) ? '(set, hidden)' : value}
 }
 
+/**
+ * The command that points a profile at a new private key: `profile set` on the active profile,
+ * or `profile add` while the built-in local one (which cannot be changed) is active.
+ */
+export async function useKeyCommand(store: ProfileStore, privateKeyFile: string): Promise<string> {
+  const name = await store.activeName()
+  if (name !== LOCAL_PROFILE) return `unipay profile set privateKeyFile ${privateKeyFile} --profile ${name}`
+  return `unipay profile add NAME --base-url URL --mch-no MCH_NO --app-id APP_ID --private-key-file ${privateKeyFile} --platform-public-key-file PLATFORM_KEY_FILE --use`
+}
+
 /** A row of `profile list`. */
 export interface ProfileListing {
   name: string

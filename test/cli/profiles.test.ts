@@ -121,3 +121,30 @@ describe('keys and profiles', () => {
     expect(viaProfile.stderr).toContain(`private key file ${loose} is readable by other users`)
   })
 })
+
+describe('keys generate: the next step it prints', () => {
+  const nextStep = (stderr: string) => /^next: register the public key with the platform, then: unipay (.+)$/m.exec(stderr)?.[1].split(' ') ?? []
+
+  it('adds a profile while the built-in local one is active, then sets the active profile\'s key, each as printed', async () => {
+    const k = cli()
+    try {
+      const first = await k.run(['keys', 'generate', '--out-dir', join(k.dir, 'keys'), '--name', 'shop'])
+      expect(first.code).toBe(0)
+      const shopKey = join(k.dir, 'keys', 'shop-private.pem')
+      const platformKey = join(k.dir, 'keys', 'shop-public.pem')
+      const add = nextStep(first.stderr)
+      expect(add).toEqual(['profile', 'add', 'NAME', '--base-url', 'URL', '--mch-no', 'MCH_NO', '--app-id', 'APP_ID', '--private-key-file', shopKey, '--platform-public-key-file', 'PLATFORM_KEY_FILE', '--use'])
+      const filled: Record<string, string> = {NAME: 'staging', URL: 'https://pay.example.com', MCH_NO: 'M300', APP_ID: 'A300', PLATFORM_KEY_FILE: platformKey}
+      expect((await k.run(add.map((word) => filled[word] ?? word))).code).toBe(0)
+
+      const second = await k.run(['keys', 'generate', '--out-dir', join(k.dir, 'keys'), '--name', 'rotated'])
+      const rotatedKey = join(k.dir, 'keys', 'rotated-private.pem')
+      const set = nextStep(second.stderr)
+      expect(set).toEqual(['profile', 'set', 'privateKeyFile', rotatedKey, '--profile', 'staging'])
+      expect((await k.run(set)).code).toBe(0)
+      expect((await k.json(['profile', 'show', '--json'])).body.data).toMatchObject({name: 'staging', privateKeyFile: rotatedKey})
+    } finally {
+      await k.cleanup()
+    }
+  })
+})

@@ -2,6 +2,7 @@ import {basename, join, resolve} from 'node:path'
 import {BaseCommand, Flags} from '../../cli/base.js'
 import {renderRecord} from '../../output/table.js'
 import {writeKeyPair, type WrittenKeyPair} from '../../services/keys.js'
+import {useKeyCommand} from '../../services/profiles.js'
 
 /** The files written, the key's fingerprint and the public key (PEM): never the private key. */
 export type KeysGenerateResult = WrittenKeyPair
@@ -24,13 +25,14 @@ export default class KeysGenerate extends BaseCommand {
     const dir = resolve(flags['out-dir'] ?? join(this.config.configDir, 'keys'))
     const result = writeKeyPair(dir, flags.name, flags.force)
     const {privateKeyFile, publicKeyFile, fingerprint, publicKeyPem} = result
+    const next = await useKeyCommand(this.profileStore(), privateKeyFile)
     // not the current folder unless asked: say where the files are
     this.notice(`wrote ${basename(privateKeyFile)} (0600) and ${basename(publicKeyFile)} in ${dir}${flags['out-dir'] ? '' : ' (--out-dir . writes them here)'}`)
     return this.emit(result, () => {
       this.io.out(renderRecord([['private key', privateKeyFile], ['public key', publicKeyFile], ['fingerprint', fingerprint]], this.io.stdoutTty))
       // piped, labelled lines only: the key itself is in its file (and in --json)
       if (this.io.stdoutTty) this.io.out(publicKeyPem.trim())
-      this.notice(`next: register the public key with the platform, then: unipay profile set privateKeyFile ${privateKeyFile}`)
+      this.notice(`next: register the public key with the platform, then: ${next}`)
     })
   }
 }
