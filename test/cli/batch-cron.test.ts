@@ -93,7 +93,7 @@ describe('the README cron recipe', () => {
     expect(await cron()).toBe(2)
     const refusal = mails().slice(mailed)
     expect(refusal).toContain('mail -s payouts: stopped or refused (exit 2) ops@example.com')
-    expect(refusal).toMatch(/today\.csv was run to the end already \(started \d{4}-\d\d-\d\dT[\d:.]+Z, 5 rows: 5 success, 0 processing, 0 failed; journal .*today\.csv\.[^ ]+\.journal\): nothing was sent/)
+    expect(refusal).toMatch(/today\.csv was run to the end already \(started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, 5 rows: 5 success, 0 processing, 0 failed; journal .*today\.csv\.[^ ]+\.journal\): nothing was sent/)
     expect(refusal).toContain('to pay the same list again on purpose: unipay transfer batch today.csv --wait 2h --yes --out today-results.csv --again')
     expect((await sandboxTransfers(c)).length).toBe(paid)
     expect(paid - before).toBe(9)
@@ -112,7 +112,7 @@ describe('running a file again', () => {
 
     const refused = await c.run(['transfer', 'batch', file, '--out', out])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(new RegExp(`Error: ${file} was run to the end already \\(started \\d{4}-[\\d:T.-]+Z, 3 rows: 3 success, 0 processing, 0 failed; journal ${file}\\.journal\\): nothing was sent`))
+    expect(refused.stderr).toMatch(new RegExp(`Error: ${file} was run to the end already \\(started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d, 3 rows: 3 success, 0 processing, 0 failed; journal ${file}\\.journal\\): nothing was sent`))
     expect(refused.stderr).toContain(`to pay the same list again on purpose: unipay transfer batch ${file} --out ${out} --again (every row gets a new bizTransferNo)`)
     expect(refused.stderr).toContain(`That run's results: unipay transfer batch status ${file}.journal`)
     const json = await c.json(['transfer', 'batch', file])

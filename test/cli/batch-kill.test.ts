@@ -40,7 +40,7 @@ describe('transfer batch, killed', () => {
     }
     const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16', '--wait', '60s'])
     expect(finish.code).toBe(0)
-    expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows were finished by an earlier run/)
+    expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows have a result from an earlier run/)
     const mine = (await sandboxTransfers(k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)
     const byKey = new Map<string, SandboxTransfer[]>()
     for (const t of mine) byKey.set(t.bizTransferNo, [...(byKey.get(t.bizTransferNo) ?? []), t])
@@ -54,6 +54,6 @@ describe('transfer batch, killed', () => {
     }
     await waitFor(async () => (await balance(k)) === startBalance - cents)
     const again = await k.run(['transfer', 'batch', file, '--resume'])
-    expect(again.stderr).toContain('resuming: 3000 of 3000 rows were finished by an earlier run')
+    expect(again.stderr).toContain('resuming: 3000 of 3000 rows have a result from an earlier run')
   }, BATCH_TIMEOUT_MS)
 })

@@ -74,7 +74,7 @@ describe('runBatch, before anything is sent', () => {
     const {fileSha256} = await planBatch(payouts, 'payouts.csv', defaults, () => {})
     const start = {type: 'start', fileSha256, rows: 2, mchNo: 'M1', baseUrl: 'http://127.0.0.1:9', at: '2026-11-24T00:00:00.000Z'}
     writeFileSync(`${payouts}.journal`, `${JSON.stringify(start)}\n${JSON.stringify({type: 'sending', index: 0, line: 2, bizTransferNo: 'BT1', channel: 'walletB', amount: 150})}\n`)
-    await expect(runBatch(options(payouts, unreached))).rejects.toThrow(/records an unfinished run of .*payouts\.csv \(started 2026-11-24T00:00:00\.000Z; 0 of 2 rows have a result\)$/)
+    await expect(runBatch(options(payouts, unreached))).rejects.toThrow(/records an unfinished run of .*payouts\.csv \(started 2026-11-24 08:00:00; 0 of 2 rows have a result\)$/)
   })
 
   it('ends with the signal, before the platform and without a journal, when interrupted first', async () => {

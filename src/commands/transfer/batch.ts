@@ -92,7 +92,7 @@ export default class TransferBatch extends BaseCommand {
         onNotice: (message) => this.notice(message),
         onStart: (plan, done, state) => {
           sending = true
-          if (state === 'resume' || (state === 'done' && flags.resume)) this.notice(`resuming: ${done} of ${counted(plan.rows, 'row')} ${done === 1 ? 'was' : 'were'} finished by an earlier run`)
+          if (state === 'resume' || (state === 'done' && flags.resume)) this.notice(`resuming: ${done} of ${counted(plan.rows, 'row')} ${done === 1 ? 'has' : 'have'} a result from an earlier run`)
           progress?.start(plan.rows, done)
         },
         onRow: (row) => {
@@ -118,7 +118,7 @@ export default class TransferBatch extends BaseCommand {
     if (this.json) this.io.out(stringifyJson({ok: exitCode === 0, exitCode, data: summary}, 2))
     else {
       this.notice(
-        `${amountNote(summary)}: ${countsLine(summary)}` + (summary.previouslyDone ? ` (${summary.previouslyDone} finished by an earlier run)` : '') + `; journal ${summary.journal}`,
+        `${amountNote(summary)}: ${countsLine(summary)}` + (summary.previouslyDone ? ` (${summary.previouslyDone} from an earlier run)` : '') + `; journal ${summary.journal}`,
       )
       for (const line of failedRowLines(summary.failed, ` (see ${summary.outFile ?? summary.journal})`)) this.notice(line)
     }

@@ -7,7 +7,11 @@ import {basename, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
+import {formatGmt8} from '../../protocol/time.js'
 import {counted} from './results.js'
+
+/** A journal's time as every other time on screen: GMT+8, `yyyy-MM-dd HH:mm:ss` (--json keeps the recorded ISO time). */
+const shownTime = (at: string): string => formatGmt8(new Date(at))
 
 export type Outcome = 'success' | 'processing' | 'fail' | 'unknown'
 
@@ -194,7 +198,7 @@ export async function priorRun(journal: string, fileSha256: string, options: {fi
   if (read && start?.fileSha256 === fileSha256) {
     if (!complete) {
       if (options.again || !options.resume) {
-        throw refusal('unfinished', `${journal} records an unfinished run of ${options.file} (started ${start.at}; ${read.done} of ${counted(start.rows, 'row')} have a result)`, {journal, startedAt: start.at})
+        throw refusal('unfinished', `${journal} records an unfinished run of ${options.file} (started ${shownTime(start.at)}; ${read.done} of ${counted(start.rows, 'row')} have a result)`, {journal, startedAt: start.at})
       }
       return {state: read}
     }
@@ -204,7 +208,7 @@ export async function priorRun(journal: string, fileSha256: string, options: {fi
     return {state: emptyState(keep), archiveTo: archiveName(options.file, start)}
   }
   if (read && start && !complete) {
-    throw refusal('other-unfinished', `${journal} holds an unfinished run of other content (sha256 ${start.fileSha256.slice(0, 12)}, started ${start.at}): ${options.file} cannot start before it is finished`, {journal, startedAt: start.at})
+    throw refusal('other-unfinished', `${journal} holds an unfinished run of other content (sha256 ${start.fileSha256.slice(0, 12)}, started ${shownTime(start.at)}): ${options.file} cannot start before it is finished`, {journal, startedAt: start.at})
   }
   if (read && !start) {
     // entries but no start line (its write was cut off): the rows it names may have landed
@@ -255,7 +259,7 @@ function alreadyPaid(file: string, journal: string, state: JournalState): UsageE
   const outcomes = `${counts.success} success, ${state.pending.size} processing, ${counts.fail} failed`
   return refusal(
     'already-run',
-    `${file} was run to the end already (started ${start?.at}, ${counted(start?.rows ?? state.done, 'row')}: ${outcomes}; journal ${journal}): nothing was sent. Its rows keep their bizTransferNo, so running it again would pay nobody`,
+    `${file} was run to the end already (${start ? `started ${shownTime(start.at)}, ` : ''}${counted(start?.rows ?? state.done, 'row')}: ${outcomes}; journal ${journal}): nothing was sent. Its rows keep their bizTransferNo, so running it again would pay nobody`,
     {journal, startedAt: start?.at, counts: {...counts, processing: state.pending.size}},
   )
 }
