@@ -78,3 +78,17 @@ export class InterruptedError extends UnipayError {
     this.exitCode = signal === 'SIGTERM' ? 143 : 130
   }
 }
+
+const READ_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of its path is not a folder',
+}
+
+/** Why a file could not be read, in words rather than an errno code. */
+export function readProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  return (code && READ_PROBLEMS[code]) ?? code ?? (error as Error).message
+}

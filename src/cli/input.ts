@@ -1,7 +1,7 @@
 // Reading user input at the edge: --data bodies (@file, - for stdin, or inline JSON), key=value
 // fields and amounts (cents, or yuan converted exactly).
 import {closeSync, openSync, readSync} from 'node:fs'
-import {ConfigError, UsageError} from '../errors.js'
+import {ConfigError, readProblem, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
@@ -55,7 +55,7 @@ export function readText(value: string, flag: string): string {
       return readBounded(fd)
     } catch (error) {
       if (error instanceof TooLarge) throw tooLarge(flag, file)
-      throw new UsageError(`${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+      throw new UsageError(`${flag}: cannot read ${file}: ${readProblem(error)}`)
     } finally {
       if (fd !== undefined) closeSync(fd)
     }

@@ -2,7 +2,7 @@
 // Each value remembers where it came from, for `profile show` and clear errors.
 import {readFileSync, statSync} from 'node:fs'
 import type {KeyObject} from 'node:crypto'
-import {ConfigError} from '../errors.js'
+import {ConfigError, readProblem} from '../errors.js'
 import {ensureSandbox, locateSandbox, type StartSettings} from '../local-sandbox/control.js'
 import {KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
 import {LOCAL_PROFILE, type Environment, type Profile} from './model.js'
@@ -107,7 +107,7 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
       try {
         fill('md5Key', readFileSync(md5KeyFile, 'utf8').trim())
       } catch (error) {
-        warnings.push(`cannot read the local sandbox's MD5 key file ${md5KeyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+        warnings.push(`cannot read the local sandbox's MD5 key file ${md5KeyFile}: ${readProblem(error)}`)
       }
     }
   }
@@ -136,7 +136,7 @@ function readKey(kind: 'private' | 'public', file: string | undefined, inline: s
         warnings.push(`private key file ${file} is readable by other users; run: chmod 600 ${file}`)
       }
     } catch (error) {
-      throw new ConfigError(`cannot read the ${kind} key file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+      throw new ConfigError(`cannot read the ${kind} key file ${file}: ${readProblem(error)}`)
     }
   }
   if (text === undefined) return undefined

@@ -4,7 +4,7 @@
 import {readFileSync} from 'node:fs'
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {AllocOrderAnswer, AllocResult, SyncAnswer} from '../protocol/answers.js'
-import {UsageError} from '../errors.js'
+import {readProblem, UsageError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
@@ -30,7 +30,7 @@ export async function readReceiversFile(file: string): Promise<ReceiverInput[]> 
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new UsageError(`--receivers-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    throw new UsageError(`--receivers-file: cannot read ${file}: ${readProblem(error)}`)
   }
   let records: Record<string, unknown>[]
   try {

@@ -3,7 +3,7 @@
 import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {ConfigError, UsageError} from '../errors.js'
+import {ConfigError, readProblem, UsageError} from '../errors.js'
 import {findRunning, locateSandbox} from '../local-sandbox/control.js'
 import {isSecret, LOCAL_PROFILE, redactProfile, SETTINGS, type Profile} from '../profiles/model.js'
 import type {ProfileStore} from '../profiles/store.js'
@@ -35,7 +35,7 @@ export function checkSetting(key: string, value: string): Partial<Profile> {
       try {
         text = readFileSync(file, 'utf8')
       } catch (error) {
-        throw new ConfigError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+        throw new ConfigError(`${key}: cannot read ${file}: ${readProblem(error)}`)
       }
       if (key === 'privateKeyFile') loadPrivateKey(text)
       else loadPublicKey(text)

@@ -118,7 +118,7 @@ function cases(): Case[] {
     [pay('--amount', '1', '--data', '{"allocation":"yes"}'), 'allocation'],
     [pay('--amount', '1', '--data', '[1,2]'), '--data: not a JSON object'],
     [pay('--amount', '1', '--data', '{"a":'), '--data: not a JSON object'],
-    [pay('--amount', '1', '--data', '@/no/such/file.json'), '--data: cannot read /no/such/file.json: ENOENT'],
+    [pay('--amount', '1', '--data', '@/no/such/file.json'), '--data: cannot read /no/such/file.json: no such file'],
   )
   // 4. other money-moving and lookup commands
   all.push(

@@ -37,7 +37,7 @@ describe('interactive profile add', () => {
     t.type(ENTER)
     await t.waitFor(/Merchant private key file/)
     t.type(`~/keys/missing.pem${ENTER}`)
-    await t.waitFor(/cannot read .*keys\/missing\.pem: ENOENT/)
+    await t.waitFor(/privateKeyFile: cannot read .*keys\/missing\.pem: no such file/)
     // still at the same question: nothing was written yet
     expect(t.output()).not.toMatch(/Platform public key file/)
     t.type('\u0015')

@@ -3,7 +3,7 @@
 import {createHash} from 'node:crypto'
 import {accessSync, closeSync, constants, createReadStream, existsSync, openSync, readSync, statSync} from 'node:fs'
 import {createInterface} from 'node:readline'
-import {InterruptedError, UsageError} from '../../errors.js'
+import {InterruptedError, readProblem, UsageError} from '../../errors.js'
 import {closest} from '../../protocol/closest.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
 import {checkRules, controlCharacters, transferRowRules} from '../../protocol/field-rules.js'
@@ -182,7 +182,7 @@ function checkReadable(file: string): void {
     accessSync(file, constants.R_OK)
   } catch (error) {
     if (error instanceof UsageError) throw error
-    throw new UsageError(`FILE: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    throw new UsageError(`FILE: cannot read ${file}: ${readProblem(error)}`)
   }
 }
 
