@@ -31,12 +31,20 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
     const {flags} = await this.parse(Listen)
     const printBody = flags['print-body']
     const table = this.io.stdoutTty && !this.json
+    let keysFrom = ''
     const listener = await startListener({
       port: flags.port,
       forwardTo: flags['forward-to'],
       events: flags.events?.split(',').map((e) => e.trim()).filter(Boolean),
       keys: async () => {
         const profile = await this.resolveProfile(flags)
+        // beside a sandbox started with --data-dir, the local profile's key is another sandbox's: say whose
+        const source = profile.sources.platformPublicKey ?? profile.sources.platformPublicKeyFile
+        keysFrom =
+          source === 'local sandbox' ? `the local sandbox's at ${profile.settings.baseUrl}`
+          : source === 'flag' ? '--platform-public-key'
+          : source === 'env' ? 'UNIPAY_PLATFORM_PUBLIC_KEY_FILE'
+          : `profile ${profile.name}`
         return {platformKey: profile.platformKey, md5Key: profile.settings.md5Key}
       },
       onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
@@ -44,7 +52,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
     const {platformKey, md5Key} = listener.keys
     this.notice(`listening on ${listener.notifyUrl} (system POST and easy_pay GET)`)
     this.notice(
-      `verifying with the platform key ${platformKey ? keyFingerprint(platformKey) : '(none: system and RSA callbacks will not verify)'}; ` +
+      `verifying with the platform key ${platformKey ? `${keyFingerprint(platformKey)} (${keysFrom})` : '(none: system and RSA callbacks will not verify)'}; ` +
         `MD5 key ${md5Key ? 'set' : 'not set (MD5 callbacks will not verify)'}`,
     )
     if (flags['forward-to']) this.notice(`forwarding verified callbacks to ${flags['forward-to']}`)

@@ -54,6 +54,8 @@ describe('listen', () => {
     const l = await listen(['--port', '0'])
     expect(l.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/notify$/)
     expect(l.stderr()).toContain(`listening on ${l.url} (system POST and easy_pay GET)`)
+    // whose key: beside a sandbox started elsewhere (--data-dir), this is how one sees it is not that one's
+    expect(l.stderr()).toMatch(/verifying with the platform key SHA256:\S+ \(the local sandbox's at http:\/\/127\.0\.0\.1:\d+\);/)
 
     const {orderNo, bizOrderNo} = await paidOrder(l.url)
     const [arrival] = await waitFor(() => l.lines.length >= 1 && jsonLines(l))
