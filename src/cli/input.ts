@@ -4,6 +4,7 @@ import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
+import {PROTO_KEY_REFUSED} from '../protocol/foreign-input.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
 /** The most read from a file or standard input: the answer cap (client/http.ts), as input is bounded like answers. */
@@ -117,6 +118,7 @@ export function fieldPairs(data: Record<string, unknown>, strings: string[] = []
 function splitPair(pair: string, flag: string): [string, string] {
   const at = pair.indexOf('=')
   if (at <= 0) throw new UsageError(`${flag} ${pair}: expected key=value`)
+  if (pair.slice(0, at) === '__proto__') throw new UsageError(`${flag} ${pair}: ${PROTO_KEY_REFUSED}`)
   return [pair.slice(0, at), pair.slice(at + 1)]
 }
 

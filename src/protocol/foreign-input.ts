@@ -14,6 +14,9 @@ interface ForeignProblem {
 const FLATTENING_CHARACTERS = /[.[\]]/
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+/** No spec field has it, and JavaScript readers that assign it change the object's prototype instead. */
+export const PROTO_KEY_REFUSED = 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'
+
 const shown = (key: string) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}...` : key)
 
 /**
@@ -70,8 +73,7 @@ function valueProblem(value: JsonValue, path: string, stack: {value: JsonValue; 
 
 function keyProblem(key: string, field: string, flat: boolean): ForeignProblem | undefined {
   if (LONE_SURROGATE.test(key)) return {field, message: 'the key holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'}
-  // no spec field has it, and JavaScript readers that assign it change the object's prototype instead
-  if (key === '__proto__') return {field, message: 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'}
+  if (key === '__proto__') return {field, message: PROTO_KEY_REFUSED}
   if (!flat && FLATTENING_CHARACTERS.test(key)) {
     return {field, message: `the key ${shown(key)} holds ".", "[" or "]": it would flatten like a nested field into the same string to sign`}
   }
