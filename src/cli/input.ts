@@ -97,7 +97,6 @@ export function readEndpointData(value: string | undefined, endpoint: Pick<CallE
   throw error
 }
 
-/** --data's fields with the flags actually given on top: a flag left out never erases a field. */
 /**
  * `api`'s fields: the --data body, then -f pairs (strings), then -F pairs (numbers, true/false and
  * null typed, else strings); later ones win.
@@ -130,6 +129,7 @@ function typed(value: string): unknown {
   return value
 }
 
+/** --data's fields with the flags actually given on top: a flag left out never erases a field. */
 export function withFlags(data: JsonObject, flags: Record<string, unknown>): Record<string, unknown> {
   return {...data, ...setFields(flags)}
 }
