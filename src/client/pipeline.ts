@@ -73,7 +73,7 @@ const RES_TIME_WINDOW_MS = 300_000
 /** The numbers that say which order, refund, split or transfer a request and its answer are about. */
 const SUBJECT_FIELDS = ['mchNo', 'orderNo', 'bizOrderNo', 'outOrderNo', 'refundNo', 'bizRefundNo', 'allocNo', 'bizAllocNo', 'transferNo', 'bizTransferNo']
 
-function newReqId(now: Date, random = randomBytes(6).toString('hex')): string {
+function newReqId(now: Date, random: string): string {
   return `R${compactGmt8(now)}${random}`
 }
 
