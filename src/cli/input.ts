@@ -3,8 +3,7 @@
 import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
-import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
-import {PROTO_KEY_REFUSED} from '../protocol/foreign-input.js'
+import {JsonSyntaxError, parseJsonObject, PROTO_KEY_REFUSED, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
 /** The most read from a file or standard input: the answer cap (client/http.ts), as input is bounded like answers. */

@@ -3,7 +3,7 @@
 // hold a lone UTF-16 surrogate, can share its signature with a different body. Both sides refuse
 // such input before anything else is done with it: the sandbox a request (10506), the CLI an
 // answer or a callback (exit 3, not verified).
-import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
+import {isLosslessNumber, PROTO_KEY_REFUSED, type JsonObject, type JsonValue} from './json.js'
 
 interface ForeignProblem {
   /** Where, in the flattened key's words (`data.details[0]`). */
@@ -13,9 +13,6 @@ interface ForeignProblem {
 
 const FLATTENING_CHARACTERS = /[.[\]]/
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
-/** No spec field has it, and JavaScript readers that assign it change the object's prototype instead. */
-export const PROTO_KEY_REFUSED = 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'
 
 const shown = (key: string) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}...` : key)
 

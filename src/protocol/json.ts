@@ -24,6 +24,9 @@ export type JsonObject = {[key: string]: JsonValue}
 
 export class JsonSyntaxError extends Error {}
 
+/** Why a "__proto__" key is refused where a body is taken in or sent: no spec field has it, and JavaScript readers that assign it change the object's prototype instead. */
+export const PROTO_KEY_REFUSED = 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'
+
 /** JSON that holds a number whose plain form is over MAX_NUMBER_CHARS (protocol-notes section 1). */
 export class JsonNumberTooLongError extends JsonSyntaxError {}
 
