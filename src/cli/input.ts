@@ -3,7 +3,7 @@
 import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, readProblem, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
-import {JsonSyntaxError, parseJsonObject, type JsonObject} from '../protocol/json.js'
+import {JsonSyntaxError, parseJsonObject, PROTO_KEY_REFUSED, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
 
 /** The most read from a file or standard input: the answer cap (client/http.ts), as input is bounded like answers. */
@@ -96,7 +96,6 @@ export function readEndpointData(value: string | undefined, endpoint: Pick<CallE
   throw error
 }
 
-/** --data's fields with the flags actually given on top: a flag left out never erases a field. */
 /**
  * `api`'s fields: the --data body, then -f pairs (strings), then -F pairs (numbers, true/false and
  * null typed, else strings); later ones win.
@@ -117,6 +116,7 @@ export function fieldPairs(data: Record<string, unknown>, strings: string[] = []
 function splitPair(pair: string, flag: string): [string, string] {
   const at = pair.indexOf('=')
   if (at <= 0) throw new UsageError(`${flag} ${pair}: expected key=value`)
+  if (pair.slice(0, at) === '__proto__') throw new UsageError(`${flag} ${pair}: ${PROTO_KEY_REFUSED}`)
   return [pair.slice(0, at), pair.slice(at + 1)]
 }
 
@@ -128,6 +128,7 @@ function typed(value: string): unknown {
   return value
 }
 
+/** --data's fields with the flags actually given on top: a flag left out never erases a field. */
 export function withFlags(data: JsonObject, flags: Record<string, unknown>): Record<string, unknown> {
   return {...data, ...setFields(flags)}
 }

@@ -7,7 +7,7 @@ import {endpointUrl, postJson} from './http.js'
 import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import {controlCharacters, type CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
-import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
+import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, PROTO_KEY_REFUSED, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
@@ -73,7 +73,7 @@ const RES_TIME_WINDOW_MS = 300_000
 /** The numbers that say which order, refund, split or transfer a request and its answer are about. */
 const SUBJECT_FIELDS = ['mchNo', 'orderNo', 'bizOrderNo', 'outOrderNo', 'refundNo', 'bizRefundNo', 'allocNo', 'bizAllocNo', 'transferNo', 'bizTransferNo']
 
-function newReqId(now: Date, random = randomBytes(6).toString('hex')): string {
+function newReqId(now: Date, random: string): string {
   return `R${compactGmt8(now)}${random}`
 }
 
@@ -97,7 +97,11 @@ export function merchantKey(config: ClientConfig): KeyObject {
 export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>): Record<string, unknown> {
   const now = (config.now ?? (() => new Date()))()
   const body: Record<string, unknown> = {...endpoint.defaults}
-  for (const key of Object.keys(fields)) if (fields[key] !== undefined) body[key] = fields[key]
+  for (const key of Object.keys(fields)) {
+    // assigned, it would become the body's prototype: the key dropped, its fields sent unseen
+    if (key === '__proto__') throw new UsageError('invalid input', [{field: key, message: PROTO_KEY_REFUSED}])
+    if (fields[key] !== undefined) body[key] = fields[key]
+  }
   // one draw of randomness for both: the reqId's 12 hex digits and the nonceStr's 32
   const random = randomBytes(22).toString('hex')
   Object.assign(body, {

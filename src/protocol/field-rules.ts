@@ -1,8 +1,9 @@
-// The field rules of the two calls that must start fast (pay create, query pay) without zod:
-// loading zod costs more than half a bare Node start, more than the whole call otherwise. Same
-// rules, messages and order of problems as the zod schemas in schemas.ts, which the sandbox
-// uses; test/protocol/field-rules.test.ts compares the two on every rule. Transfers have them
-// too: a batch checks every row, and the sandbox every transfer, where zod cost a row ~15 µs.
+// Zod-free field rules for pay create and query pay, which must start fast (loading zod costs
+// more than half a bare Node start, more than the whole call otherwise), and for transfers and
+// transfer queries, which a batch checks on every row (zod cost a row ~15 µs). Same rules,
+// messages and order of problems as the zod schemas in schemas.ts; test/protocol/field-rules.test.ts
+// compares the two on every rule. The sandbox checks these endpoints with them too
+// (signed-api.ts); the zod schemas stay the reference, and epay's orders are checked by payFields.
 import {PAY_METHODS, walletFromBarcode} from './enums.js'
 import {MAX_PAY_CENTS} from './money.js'
 import {parseGmt8} from './time.js'

@@ -3,7 +3,7 @@
 // hold a lone UTF-16 surrogate, can share its signature with a different body. Both sides refuse
 // such input before anything else is done with it: the sandbox a request (10506), the CLI an
 // answer or a callback (exit 3, not verified).
-import {isLosslessNumber, type JsonObject, type JsonValue} from './json.js'
+import {isLosslessNumber, PROTO_KEY_REFUSED, type JsonObject, type JsonValue} from './json.js'
 
 interface ForeignProblem {
   /** Where, in the flattened key's words (`data.details[0]`). */
@@ -70,8 +70,7 @@ function valueProblem(value: JsonValue, path: string, stack: {value: JsonValue; 
 
 function keyProblem(key: string, field: string, flat: boolean): ForeignProblem | undefined {
   if (LONE_SURROGATE.test(key)) return {field, message: 'the key holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry: refused'}
-  // no spec field has it, and JavaScript readers that assign it change the object's prototype instead
-  if (key === '__proto__') return {field, message: 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'}
+  if (key === '__proto__') return {field, message: PROTO_KEY_REFUSED}
   if (!flat && FLATTENING_CHARACTERS.test(key)) {
     return {field, message: `the key ${shown(key)} holds ".", "[" or "]": it would flatten like a nested field into the same string to sign`}
   }

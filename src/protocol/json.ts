@@ -27,6 +27,9 @@ export class JsonSyntaxError extends Error {}
 /** JSON refused for what reading it would cost, not for its syntax (protocol-notes section 1). */
 export class JsonTooCostlyError extends JsonSyntaxError {}
 
+/** Why a "__proto__" key is refused where a body is taken in or sent: no spec field has it, and JavaScript readers that assign it change the object's prototype instead. */
+export const PROTO_KEY_REFUSED = 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'
+
 /** JSON that holds a number whose plain form is over MAX_NUMBER_CHARS (protocol-notes section 1). */
 export class JsonNumberTooLongError extends JsonTooCostlyError {}
 

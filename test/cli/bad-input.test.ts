@@ -331,6 +331,10 @@ function cases(): Case[] {
     [transfer('--payee-name', 'Li\u0007'), '--payee-name: must not contain control characters'],
     [['query', 'pay', '--biz-order-no', 'B\n1'], '--biz-order-no: must not contain control characters'],
     [['api', '/unipay/query/pay-order', '-f', 'bizOrderNo=B\u00071'], 'bizOrderNo: must not contain control characters'],
+    // assigned, "__proto__" would become the body's prototype: the key dropped, its fields sent unseen
+    [['api', '/unipay/ping', '--data', '{"__proto__":{"channelMchNo":"CM9"}}'], '__proto__: the key "__proto__" is refused'],
+    [['api', '/unipay/ping', '-f', '__proto__=1'], '-f __proto__=1: the key "__proto__" is refused'],
+    [['api', '/unipay/ping', '-F', '__proto__=null'], '-F __proto__=null: the key "__proto__" is refused'],
     [['api', '/unipay/../mch/user/list'], '".." segments are refused'],
     [['api', '/unipay/%2e%2e/mch/user/list'], '".." segments are refused'],
     [['api', '/unipay/./ping'], '".." segments are refused'],

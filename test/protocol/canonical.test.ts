@@ -75,7 +75,7 @@ describe('canonicalString against the rules written out plainly', () => {
     let seed = 7
     const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
     const names = ['a', 'B', 'a.b', 'aa', 'Z', 'b', 'goodsDetail', 'sign', 'SIGN', 'Sign', 'x_1', '10', '2', '中', 'é', 'title', 'amount']
-    const scalar = () => [null, '', 'T&zz=1', true, false, 0, -1, 12.5, 1990000000000000001n.toString(), ...parseJsonObject('{"n":[12.50,1990000000000000001,1e3,-0.0]}').n as unknown[]][Math.floor(next() * 13)]
+    const scalar = () => [null, undefined, '', 'T&zz=1', true, false, 0, -1, 12.5, 1990000000000000001n.toString(), ...parseJsonObject('{"n":[12.50,1990000000000000001,1e3,-0.0]}').n as unknown[]][Math.floor(next() * 14)]
     const value = (depth: number): unknown => {
       const kind = next()
       if (depth >= 3 || kind < 0.6) return scalar()
@@ -88,7 +88,8 @@ describe('canonicalString against the rules written out plainly', () => {
       // a third of the bodies flat (starting at the depth limit gives scalars only)
       const depth = [3, 0, 2][n % 3]
       for (let f = 0; f < fields; f++) body[`${names[Math.floor(next() * names.length)]}${Math.floor(next() * 40)}`] = value(depth)
-      if (n % 5 === 0) body.sign = 'x'
+      // the top-level sign in any letter case, a scalar or an object (which leaves the flat path)
+      if (n % 5 === 0) body[['sign', 'SIGN', 'Sign', 'sIgN'][(n / 5) % 4]] = n % 10 === 0 ? 'x' : {nested: 'y'}
       expect(canonicalString(body), JSON.stringify(body)).toBe(plainly(body))
     }
   })

@@ -38,6 +38,30 @@ describe('fast field rules agree with the zod schemas', () => {
     expect(compare(payRules, payFields, valid, fields)).toBeGreaterThan(5000)
   })
 
+  // nested objects field by field: a goodsDetail item's and the terminal's rules, lengths at their limits
+  it('pay: every field of a goodsDetail item and of the terminal, every kind of value', () => {
+    const nestedValues = [...values, long(32), long(64), long(256), long(257), long(400), long(401), long(1000), long(1001), 99_999_999, 100_000_000, -0.5]
+    const item = payFields.shape.goodsDetail.unwrap().element
+    const terminal = payFields.shape.terminal.unwrap()
+    const base = {goodsId: 'G', goodsName: 'N', quantity: 1, unitPrice: 0}
+    let compared = 0
+    for (const field of [...Object.keys(item.shape), 'unknownField']) {
+      for (const value of nestedValues) {
+        const body = {...valid, goodsDetail: [base, {...base, [field]: value}]}
+        expect({body, problems: checkRules(payRules, body)}).toEqual({body, problems: checkFields(payFields, body)})
+        compared++
+      }
+    }
+    for (const field of [...Object.keys(terminal.shape), 'unknownField']) {
+      for (const value of nestedValues) {
+        const body = {...valid, terminal: {terminalNo: 'T1', [field]: value}}
+        expect({body, problems: checkRules(payRules, body)}).toEqual({body, problems: checkFields(payFields, body)})
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThan(900)
+  })
+
   it('query pay: every field, every kind of value', () => {
     const base = {mchNo: 'M1', reqId: 'R1', reqTime: '2025-01-01 10:00:00'}
     const fields = Object.keys(queryPayFields.shape)
