@@ -13,7 +13,7 @@ import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // What prepack needs to build the package, and what the package carries: not dist/.
-const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bin', 'docs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'oclif.manifest.json']
+const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bin', 'docs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'oclif.manifest.json', 'scripts/sort-manifest.mjs']
 // Scripts npm would run on the user's machine at install time.
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare']
 
