@@ -55,7 +55,8 @@ describe('listen', () => {
     expect(l.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/notify$/)
     expect(l.stderr()).toContain(`listening on ${l.url} (system POST and easy_pay GET)`)
     // whose key: beside a sandbox started elsewhere (--data-dir), this is how one sees it is not that one's
-    expect(l.stderr()).toMatch(/verifying with the platform key SHA256:\S+ \(the local sandbox's at http:\/\/127\.0\.0\.1:\d+\);/)
+    // (the line after the address: waited for, as the address is what startListen waits for)
+    await waitFor(() => /verifying with the platform key SHA256:\S+ \(the local sandbox's at http:\/\/127\.0\.0\.1:\d+\);/.test(l.stderr()))
 
     const {orderNo, bizOrderNo} = await paidOrder(l.url)
     const [arrival] = await waitFor(() => l.lines.length >= 1 && jsonLines(l))
