@@ -11,6 +11,7 @@ export const SLOW_FILES = [
   'test/cli/batch-cron.test.ts',
   'test/cli/batch-kill.test.ts',
   'test/cli/batch-large.test.ts',
+  'test/cli/clone.test.ts',
   'test/cli/docs.test.ts',
   'test/cli/manifest.test.ts',
   'test/cli/package.test.ts',

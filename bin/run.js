@@ -17,11 +17,22 @@ if (module.enableCompileCache && process.getBuiltinModule) {
   module.enableCompileCache(join(cacheDir, 'compile-cache'))
 }
 
-// A clone has no compiled code until it is built (a package always has it).
+// A clone has no compiled code until it is built (a package always has it, and never builds):
+// its first run builds it, so `npm ci` then `./bin/run.js ...` works as README's quick start says.
 if (process.getBuiltinModule?.('node:fs').existsSync(new URL('../dist/commands', import.meta.url)) === false) {
+  const {existsSync} = process.getBuiltinModule('node:fs')
   const root = process.getBuiltinModule('node:url').fileURLToPath(new URL('..', import.meta.url))
-  process.stderr.write(`unipay: ${root} is a clone that has not been built: run \`npm run build\` there first\n`)
-  process.exit(70)
+  const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url)
+  if (!existsSync(tsc)) {
+    process.stderr.write(`unipay: ${root} is a clone without its dependencies: run \`npm ci\` there first\n`)
+    process.exit(2)
+  }
+  process.stderr.write(`unipay: building this clone once (npm run build), a few seconds\n`)
+  const built = process.getBuiltinModule('node:child_process').spawnSync(process.execPath, [process.getBuiltinModule('node:url').fileURLToPath(tsc), '-p', 'tsconfig.build.json'], {cwd: root, stdio: ['ignore', 2, 2]})
+  if (built.status !== 0) {
+    process.stderr.write(`unipay: the build failed (above); \`npm run build\` in ${root} shows it again\n`)
+    process.exit(2)
+  }
 }
 
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'

@@ -1,0 +1,60 @@
+// A fresh clone has no dist/ (it is not committed, and nothing is compiled at install): README's
+// quick start runs `./bin/run.js` right after `npm ci`, so its first run builds the clone.
+import {spawnSync, type SpawnSyncReturns} from 'node:child_process'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+// What a clone holds that the build reads (not dist/)
+const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bin', 'oclif.manifest.json']
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version
+
+let tmp: string
+
+/** A clone of the sources, with the dependencies installed (linked) or not. */
+function clone(name: string, withDependencies: boolean): string {
+  const dir = join(tmp, name)
+  for (const source of SOURCES) cpSync(join(ROOT, source), join(dir, source), {recursive: true})
+  if (withDependencies) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  return dir
+}
+
+function run(dir: string, args: string[]): SpawnSyncReturns<string> {
+  const env = {...process.env, HOME: join(tmp, 'home'), XDG_CACHE_HOME: join(tmp, 'home', '.cache')}
+  return spawnSync(process.execPath, [join(dir, 'bin', 'run.js'), ...args], {cwd: tmp, env, encoding: 'utf8'})
+}
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'unipay-clone-'))
+  mkdirSync(join(tmp, 'home'))
+})
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, {recursive: true, force: true})
+})
+
+describe('a fresh clone', () => {
+  it('is built by its first run after npm ci, which then runs the command; later runs do not build', () => {
+    const dir = clone('built-on-first-run', true)
+    expect(existsSync(join(dir, 'dist'))).toBe(false)
+    const first = run(dir, ['--version'])
+    expect(first.status, first.stderr).toBe(0)
+    expect(first.stderr).toContain('unipay: building this clone once (npm run build)')
+    expect(first.stdout).toContain(`unipay/${VERSION}`)
+    expect(existsSync(join(dir, 'dist', 'commands'))).toBe(true)
+    const second = run(dir, ['--version'])
+    expect(second.status).toBe(0)
+    expect(second.stderr).not.toContain('building')
+  }, 180_000)
+
+  it('without its dependencies says to run npm ci (exit 2), and builds nothing', () => {
+    const dir = clone('no-dependencies', false)
+    const result = run(dir, ['--version'])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toBe(`unipay: ${dir}/ is a clone without its dependencies: run \`npm ci\` there first\n`)
+    expect(existsSync(join(dir, 'dist'))).toBe(false)
+  })
+})
