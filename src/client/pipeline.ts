@@ -5,7 +5,7 @@ import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
 import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import {controlCharacters, type CallEndpoint} from '../protocol/field-rules.js'
+import {unsendableFields, type CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, PROTO_KEY_REFUSED, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
@@ -114,7 +114,7 @@ export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, '
     reqTime: formatGmt8(now),
   })
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
-  const problems = [...controlCharacters(body, ''), ...endpoint.check(toPlain(body) as Record<string, unknown>)]
+  const problems = [...unsendableFields(body, ''), ...endpoint.check(toPlain(body) as Record<string, unknown>)]
   if (problems.length > 0) throw new UsageError('invalid input', problems)
   return body
 }

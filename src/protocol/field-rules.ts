@@ -5,6 +5,7 @@
 // compares the two on every rule. The sandbox checks these endpoints with them too
 // (signed-api.ts); the zod schemas stay the reference, and epay's orders are checked by payFields.
 import {PAY_METHODS, walletFromBarcode} from './enums.js'
+import {PROTO_KEY_REFUSED} from './json.js'
 import {MAX_PAY_CENTS} from './money.js'
 import {parseGmt8} from './time.js'
 
@@ -106,19 +107,27 @@ function object(shape: Shape): Rule {
 }
 
 /**
- * Control characters in a field end up in the signed string and in every screen and log that
- * shows it; only JSON text (extraParam) may carry line breaks and tabs. Checked before a request
- * is built, and for a batch's rows while the file is checked (nothing sent yet).
+ * What a field must not hold to be sent. Control characters end up in the signed string and in
+ * every screen and log that shows it; only JSON text (extraParam) may carry line breaks and tabs.
+ * A key with ".", "[" or "]" flattens like a nested field into the same string to sign, and a
+ * "__proto__" key is a prototype to JavaScript readers: the platform refuses both (10506), so
+ * they are refused here, before anything is sent. Checked before a request is built, and for a
+ * batch's rows while the file is checked (nothing sent yet).
  */
-export function controlCharacters(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
+export function unsendableFields(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
   if (typeof value === 'string') {
     const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
     if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
   } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) controlCharacters(value[index], `${path}[${index}]`, found)
+    for (let index = 0; index < value.length; index++) unsendableFields(value[index], `${path}[${index}]`, found)
   } else if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const key of Object.keys(value)) controlCharacters((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, found)
+    for (const key of Object.keys(value)) {
+      const field = path ? `${path}.${key}` : key
+      if (key === '__proto__') found.push({field, message: PROTO_KEY_REFUSED})
+      else if (/[.[\]]/.test(key)) found.push({field, message: 'the key holds ".", "[" or "]": it would flatten like a nested field into the same string to sign (send the nested object instead)'})
+      else unsendableFields((value as Record<string, unknown>)[key], field, found)
+    }
   }
   return found
 }

@@ -335,6 +335,10 @@ function cases(): Case[] {
     [['api', '/unipay/ping', '--data', '{"__proto__":{"channelMchNo":"CM9"}}'], '__proto__: the key "__proto__" is refused'],
     [['api', '/unipay/ping', '-f', '__proto__=1'], '-f __proto__=1: the key "__proto__" is refused'],
     [['api', '/unipay/ping', '-F', '__proto__=null'], '-F __proto__=null: the key "__proto__" is refused'],
+    // nested, and keys that flatten like nested fields: the platform refuses them (10506), so nothing is sent
+    [['api', '/unipay/pay', '--data', '{"goodsDetail":[{"goodsId":"G1","__proto__":{"price":1}}]}'], 'goodsDetail[0].__proto__: the key "__proto__" is refused'],
+    [['api', '/unipay/pay', '-f', 'goodsDetail[0].goodsId=G1'], 'goodsDetail[0].goodsId: the key holds ".", "[" or "]": it would flatten like a nested field'],
+    [['api', '/unipay/pay', '--data', '{"extra":{"a.b":"1"}}'], 'extra.a.b: the key holds ".", "[" or "]"'],
     [['api', '/unipay/../mch/user/list'], '".." segments are refused'],
     [['api', '/unipay/%2e%2e/mch/user/list'], '".." segments are refused'],
     [['api', '/unipay/./ping'], '".." segments are refused'],

@@ -6,7 +6,7 @@ import {createInterface} from 'node:readline'
 import {InterruptedError, readProblem, UsageError} from '../../errors.js'
 import {closest} from '../../protocol/closest.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
-import {checkRules, controlCharacters, transferRowRules} from '../../protocol/field-rules.js'
+import {checkRules, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
 import {counted, PLAN_COLUMNS, writeCsv} from './results.js'
 
 const COLUMNS = ['channel', 'channelMchNo', 'bizTransferNo', 'amount', 'yuan', 'title', 'reason', 'payeeType', 'payeeAccount', 'payeeName', 'attach', 'notifyUrl', 'transferScene', 'reportInfos']
@@ -220,7 +220,7 @@ export async function validateBatch(
     const {fields, problems: own} = rowFields(item.record, defaults)
     // a field with a problem of its own (say, an unparseable amount) is not reported twice
     const schemaProblems = checkRules(transferRowRules, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
-    const found = [...own, ...schemaProblems, ...controlCharacters(fields, '')]
+    const found = [...own, ...schemaProblems, ...unsendableFields(fields, '')]
     for (const problem of found) {
       if (problem.field && header.fields.has(problem.field)) continue
       // an unknown JSON key would repeat on every row: report it once
