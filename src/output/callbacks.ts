@@ -4,14 +4,17 @@ import {formatGmt8} from '../protocol/time.js'
 
 const HEADERS = ['id', 'event', 'url', 'state', 'attempts', 'last answer', 'next attempt']
 
-/** `shortIds`: on a terminal the first 8 characters of the id, which `resend` accepts. */
-export function callbackRows(callbacks: Notification[], shortIds: boolean): {headers: string[]; rows: string[][]} {
+/**
+ * `terminal`: the first 8 characters of the id, which `resend` accepts, and the URL without
+ * `http://`, so that at 80 columns the host and port (what tells receivers apart) stay whole.
+ */
+export function callbackRows(callbacks: Notification[], terminal: boolean): {headers: string[]; rows: string[][]} {
   const rows = callbacks.map((callback) => {
     const last = callback.attempts.at(-1)
     return [
-      shortIds ? callback.id.slice(0, 8) : callback.id,
+      terminal ? callback.id.slice(0, 8) : callback.id,
       callback.event,
-      callback.url,
+      terminal ? callback.url.replace(/^http:\/\//, '') : callback.url,
       callback.state,
       String(callback.attempts.length),
       last ? attemptOutcome(last) : '-',

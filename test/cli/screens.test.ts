@@ -33,6 +33,17 @@ afterAll(async () => {
   await c.cleanup()
 })
 
+describe('sandbox callbacks list on a terminal', () => {
+  it('keeps the receiver\'s host and port whole at 80 columns (the URL without http://)', async () => {
+    const order = await c.json(['pay', 'create', '--title', 'Callback', '--amount', '40', '--notify-url', 'http://127.0.0.1:8731/notify'])
+    expect((await c.run(['sandbox', 'pay', order.body.data.orderNo])).code).toBe(0)
+    const {output, code} = await onTerminal(['sandbox', 'callbacks', 'list'], c.env, 80)
+    expect(code).toBe(0)
+    for (const line of output.split('\n')) expect(width(line), line).toBeLessThanOrEqual(80)
+    expect(output).toMatch(/pay\.success +127\.0\.0\.1:8731\/notify /)
+  })
+})
+
 describe('refund lists on a terminal', () => {
   for (const columns of [80, 100, 160]) {
     it(`fit ${columns} columns, amounts and refund numbers whole`, async () => {

@@ -12,7 +12,7 @@ export type SandboxCallbacksListResult = Notification[]
 export default class SandboxCallbacksList extends BaseCommand {
   static summary = 'Show the callbacks the local sandbox sends: state, attempts, last answer, next retry'
   static description =
-    'One row per callback: id (on a terminal its first 8 characters, enough for `sandbox callbacks resend`), event, notifyUrl, state (pending, delivered, given_up), attempts so far, the last answer (acknowledged, refused with its HTTP status and body, or the error) and the next attempt (GMT+8). --json gives the full records: the signed body and every attempt (time, HTTP status, body excerpt, acknowledged).'
+    'One row per callback: id (on a terminal its first 8 characters, enough for `sandbox callbacks resend`), event, notifyUrl (on a terminal without http://), state (pending, delivered, given_up), attempts so far, the last answer (acknowledged, refused with its HTTP status and body, or the error) and the next attempt (GMT+8). --json gives the full records: the signed body and every attempt (time, HTTP status, body excerpt, acknowledged).'
 
   static examples = ['<%= config.bin %> sandbox callbacks list', '<%= config.bin %> sandbox callbacks list --json']
 
