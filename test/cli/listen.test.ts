@@ -1,10 +1,9 @@
 import {createServer} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import type {Notification} from '../../src/protocol/notifications.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {startListen, type RunningListen} from '../helpers/listen.js'
-import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
+import {callbackReceiver, freePort, waitFor, type Receiver} from '../helpers/sandbox.js'
 
 let c: Cli
 const cleanups: (() => Promise<unknown>)[] = []
@@ -105,11 +104,12 @@ describe('listen', () => {
   })
 
   it('answers 502 while the app is down, so the sandbox keeps retrying until the app is up', async () => {
-    const probe = createServer()
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()))
-    const {port} = probe.address() as AddressInfo
-    await new Promise((resolve) => probe.close(resolve))
-    const l = await listen(['--port', '0', '--forward-to', `http://127.0.0.1:${port}/notify`])
+    // two free ports, never the same: listen on a port the system chose could be handed the app's
+    // freed port, and then refuses to forward to itself
+    const port = await freePort()
+    let listenPort = await freePort()
+    while (listenPort === port) listenPort = await freePort()
+    const l = await listen(['--port', String(listenPort), '--forward-to', `http://127.0.0.1:${port}/notify`])
     const {orderNo} = await paidOrder(l.url)
 
     // attempts the sandbox timed out on a loaded machine (no status) are left out
