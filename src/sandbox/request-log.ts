@@ -20,9 +20,10 @@ export interface RequestNote {
 const MAX_ENTRIES = 5000
 const MAX_ANSWER_CHARS = 64 * 1024
 /**
- * What an entry keeps of a message, a string to sign and its field names: a request without a
- * valid signature (anyone's) may bring a megabyte, and 5,000 entries of that would be gigabytes.
- * The 20052 answer itself still carries the whole string to sign.
+ * What an entry keeps of each string a sender chose (path, merchant, message, string to sign,
+ * field names) and how many field names: a request without a valid signature (anyone's) may
+ * bring a megabyte, and 5,000 entries of that would be gigabytes. The 20052 answer itself still
+ * carries the whole string to sign.
  */
 const MAX_KEPT_CHARS = 8 * 1024
 const MAX_KEPT_FIELDS = 64
@@ -31,13 +32,15 @@ function kept(text: string): string {
   return text.length <= MAX_KEPT_CHARS ? text : `${text.slice(0, MAX_KEPT_CHARS)}... (${text.length} characters in all)`
 }
 
+const keptMaybe = (text: string | undefined) => (text === undefined ? undefined : kept(text))
+
 function keptOutcome({code, message}: {code?: string; message?: string}): {code?: string; message?: string} {
-  return {code, message: message === undefined ? undefined : kept(message)}
+  return {code, message: keptMaybe(message)}
 }
 
 function keptSignature(signature: ReceivedSignatureDiagnosis): ReceivedSignatureDiagnosis {
   const {stringToSign, fields, causes} = signature
-  const someFields = fields.length <= MAX_KEPT_FIELDS ? fields : [...fields.slice(0, MAX_KEPT_FIELDS), `... (${fields.length} fields in all)`]
+  const someFields = fields.length <= MAX_KEPT_FIELDS ? fields.map(kept) : [...fields.slice(0, MAX_KEPT_FIELDS).map(kept), `... (${fields.length} fields in all)`]
   return {stringToSign: kept(stringToSign), fields: someFields, causes: causes.map(kept)}
 }
 
@@ -91,8 +94,8 @@ export class RequestLog {
         seq: ++this.seq,
         time: new Date(started).toISOString(),
         method: req.method ?? 'GET',
-        path: url.pathname,
-        merchant: note.merchant ?? merchantOf(url, note.body ?? ''),
+        path: kept(url.pathname),
+        merchant: keptMaybe(note.merchant ?? merchantOf(url, note.body ?? '')),
         status: res.writableFinished ? res.statusCode : 0,
         ...keptOutcome(note.code === undefined ? outcomeOf(answer) : {code: note.code, message: note.message}),
         durationMs: Date.now() - started,

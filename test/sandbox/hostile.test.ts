@@ -65,6 +65,29 @@ describe('the request log, fed by anyone', () => {
     expect(entry.message!.length).toBeLessThan(8300)
     expect(entry.message).toMatch(/\.\.\. \(\d{6} characters in all\)$/)
   })
+
+  it('keeps at most 8 KiB of a field name, a merchant read from a form body and a path (900 KB each, no valid signature)', async () => {
+    const runtime = t.sandbox.runtime
+    const logged = async () =>
+      ((await (await fetch(`${runtime.url}/_sandbox/requests?after=0&limit=5000`, {headers: controlHeaders(runtime)})).json()) as {entries: {path: string; merchant?: string; signature?: {fields: string[]}}[]}).entries
+    // a field name: the string to sign covers every top-level field the request sends
+    const name = `k${'y'.repeat(900_000)}`
+    const text = `{"mchNo":"M1000000001","reqId":"${unique('R')}","reqTime":"${formatGmt8(new Date())}","bizOrderNo":"B1","title":"T","amount":1,"method":"walletA_qr","${name}":"1","sign":"AAAA"}`
+    expect((await t.post(endpoints.pay.path, text)).body.code).toBe(20052)
+    // a merchant an epay form body names: pid=MMM...
+    const pid = 'M'.repeat(900_000)
+    await fetch(`${runtime.url}/epay/api/v1/submit.php`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: `pid=${pid}&sign=x`})
+    // a path: as long as the request line may be (Node takes 16 KB of headers)
+    const path = `/p${'a'.repeat(15_000)}`
+    expect((await fetch(`${runtime.url}${path}`)).status).toBe(404)
+    const entries = await logged()
+    // lengths and ends only: a failure should not print 900 KB
+    const cut = (text: string | undefined) => [text?.length, text?.slice(-32)]
+    const field = entries.findLast((e) => e.signature?.fields.some((f) => f.startsWith('kyyy')))!.signature!.fields.find((f) => f.startsWith('kyyy'))
+    expect(cut(field)).toEqual([8192 + 30, `yyyyyy... (900001 characters in all)`.slice(-32)])
+    expect(cut(entries.findLast((e) => e.merchant?.startsWith('MMM'))!.merchant)).toEqual([8192 + 30, `MMMMMM... (900000 characters in all)`.slice(-32)])
+    expect(cut(entries.findLast((e) => e.path.startsWith('/paaa'))!.path)).toEqual([8192 + 29, `aaaaaaaaaaa... (15002 characters in all)`.slice(-32)])
+  })
 })
 
 describe('a body whose string to sign is built to cost', () => {
