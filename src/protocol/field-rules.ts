@@ -106,12 +106,17 @@ function object(shape: Shape): Rule {
   }
 }
 
+// in a u-mode expression a surrogate pair is one code point: only an unpaired half matches
+const UNPAIRED_SURROGATE = /\p{Cs}/u
+const UNPAIRED_SURROGATE_REFUSED = 'holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry'
+
 /**
  * What a field must not hold to be sent. Control characters end up in the signed string and in
  * every screen and log that shows it; only JSON text (extraParam) may carry line breaks and tabs.
- * A key with ".", "[" or "]" flattens like a nested field into the same string to sign, and a
- * "__proto__" key is a prototype to JavaScript readers: the platform refuses both (10506), so
- * they are refused here, before anything is sent. Checked before a request is built, and for a
+ * An unpaired UTF-16 surrogate has no UTF-8 form, a key with ".", "[" or "]" flattens like a
+ * nested field into the same string to sign, and a "__proto__" key is a prototype to JavaScript
+ * readers: the platform refuses all three (10506), so they are refused here, before anything is
+ * sent. Checked before a request is built, and for a
  * batch's rows while the file is checked (nothing sent yet).
  */
 export function unsendableFields(value: unknown, path: string, found: {field: string; message: string}[] = []): {field: string; message: string}[] {
@@ -119,12 +124,14 @@ export function unsendableFields(value: unknown, path: string, found: {field: st
     const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
     if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
+    else if (UNPAIRED_SURROGATE.test(value)) found.push({field: path, message: UNPAIRED_SURROGATE_REFUSED})
   } else if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) unsendableFields(value[index], `${path}[${index}]`, found)
   } else if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     for (const key of Object.keys(value)) {
       const field = path ? `${path}.${key}` : key
       if (key === '__proto__') found.push({field, message: PROTO_KEY_REFUSED})
+      else if (UNPAIRED_SURROGATE.test(key)) found.push({field, message: `the key ${UNPAIRED_SURROGATE_REFUSED}`})
       else if (/[.[\]]/.test(key)) found.push({field, message: 'the key holds ".", "[" or "]": it would flatten like a nested field into the same string to sign (send the nested object instead)'})
       else unsendableFields((value as Record<string, unknown>)[key], field, found)
     }

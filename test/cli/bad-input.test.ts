@@ -339,6 +339,8 @@ function cases(): Case[] {
     [['api', '/unipay/pay', '--data', '{"goodsDetail":[{"goodsId":"G1","__proto__":{"price":1}}]}'], 'goodsDetail[0].__proto__: the key "__proto__" is refused'],
     [['api', '/unipay/pay', '-f', 'goodsDetail[0].goodsId=G1'], 'goodsDetail[0].goodsId: the key holds ".", "[" or "]": it would flatten like a nested field'],
     [['api', '/unipay/pay', '--data', '{"extra":{"a.b":"1"}}'], 'extra.a.b: the key holds ".", "[" or "]"'],
+    [['api', '/unipay/pay', '--data', '{"title":"T\\ud800"}'], 'title: holds an unpaired UTF-16 surrogate'],
+    [['api', '/unipay/pay', '--data', '{"goodsDetail":[{"goods\\udc00Id":"G1"}]}'], 'goodsDetail[0].goods\udc00Id: the key holds an unpaired UTF-16 surrogate'],
     [['api', '/unipay/../mch/user/list'], '".." segments are refused'],
     [['api', '/unipay/%2e%2e/mch/user/list'], '".." segments are refused'],
     [['api', '/unipay/./ping'], '".." segments are refused'],
