@@ -7,14 +7,16 @@ import type {ResolvedProfile, Source} from '../profiles/resolve.js'
 const TRADE_NOT_FOUND = 20041
 
 const from = (source: Source | undefined) =>
-  source === 'flag' ? 'from --platform-public-key' : source === 'env' ? 'from UNIPAY_PLATFORM_PUBLIC_KEY_FILE' : source === 'local sandbox' ? 'the local sandbox\'s' : 'from the profile'
+  source === 'flag' ? 'from --platform-public-key' : source === 'env' ? 'from UNIPAY_PLATFORM_PUBLIC_KEY_FILE' : 'from the profile'
 
-/** The platform key in force, as `file (SHA256:...)`, never the key itself. */
-function describePlatformKey(profile: ResolvedProfile): string {
+/** The platform key in force and where it comes from, as `file (SHA256:..., from ...)`, never the key itself. */
+export function describePlatformKey(profile: ResolvedProfile): string {
   const {settings, sources, platformKey} = profile
   const fingerprint = platformKey ? keyFingerprint(platformKey) : 'no key'
   const file = settings.platformPublicKeyFile
   if (file) return `platform key file ${file} (${fingerprint}, ${from(sources.platformPublicKeyFile)})`
+  // beside a sandbox started with --data-dir, the local one's key is another sandbox's: say which
+  if (sources.platformPublicKey === 'local sandbox') return `local sandbox's platform key (${fingerprint}, at ${settings.baseUrl})`
   return `platform key ${from(sources.platformPublicKey)} (${fingerprint})`
 }
 

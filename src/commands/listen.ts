@@ -1,6 +1,6 @@
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {arrivalHeader, arrivalJson, arrivalRow} from '../output/arrivals.js'
-import {keyFingerprint} from '../protocol/keys.js'
+import {describePlatformKey} from '../cli/hints.js'
 import {DEFAULT_LISTEN_PORT, startListener} from '../services/listen.js'
 
 export default class Listen extends BaseCommand {
@@ -38,13 +38,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
       events: flags.events?.split(',').map((e) => e.trim()).filter(Boolean),
       keys: async () => {
         const profile = await this.resolveProfile(flags)
-        // beside a sandbox started with --data-dir, the local profile's key is another sandbox's: say whose
-        const source = profile.sources.platformPublicKey ?? profile.sources.platformPublicKeyFile
-        keysFrom =
-          source === 'local sandbox' ? `the local sandbox's at ${profile.settings.baseUrl}`
-          : source === 'flag' ? '--platform-public-key'
-          : source === 'env' ? 'UNIPAY_PLATFORM_PUBLIC_KEY_FILE'
-          : `profile ${profile.name}`
+        keysFrom = describePlatformKey(profile)
         return {platformKey: profile.platformKey, md5Key: profile.settings.md5Key}
       },
       onArrival: (arrival) => this.io.out(table ? arrivalRow(arrival, printBody) : arrivalJson(arrival, printBody)),
@@ -52,7 +46,7 @@ Only verified callbacks are acknowledged (SUCCESS, or success for easy_pay); any
     const {platformKey, md5Key} = listener.keys
     this.notice(`listening on ${listener.notifyUrl} (system POST and easy_pay GET)`)
     this.notice(
-      `verifying with the platform key ${platformKey ? `${keyFingerprint(platformKey)} (${keysFrom})` : '(none: system and RSA callbacks will not verify)'}; ` +
+      `verifying with ${platformKey ? `the ${keysFrom}` : 'no platform key (system and RSA callbacks will not verify)'}; ` +
         `MD5 key ${md5Key ? 'set' : 'not set (MD5 callbacks will not verify)'}`,
     )
     if (flags['forward-to']) this.notice(`forwarding verified callbacks to ${flags['forward-to']}`)

@@ -83,8 +83,15 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
     const value = pick(key)
     if (value !== undefined) settings[key] = value
   }
-  if (sources.privateKeyFile === 'flag' || sources.privateKeyFile === 'env') delete settings.privateKey
-  if (sources.platformPublicKeyFile === 'flag' || sources.platformPublicKeyFile === 'env') delete settings.platformPublicKey
+  // a key file from a flag or the environment replaces the profile's inline key, and its source
+  if (sources.privateKeyFile === 'flag' || sources.privateKeyFile === 'env') {
+    delete settings.privateKey
+    delete sources.privateKey
+  }
+  if (sources.platformPublicKeyFile === 'flag' || sources.platformPublicKeyFile === 'env') {
+    delete settings.platformPublicKey
+    delete sources.platformPublicKey
+  }
 
   if (settings.environment === 'local' && input.startSandbox !== false) {
     // the sandbox UNIPAY_SANDBOX_DIR names, as every `sandbox` command uses

@@ -1,9 +1,11 @@
+import {writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
+import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import type {Notification} from '../../src/protocol/notifications.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {startListen, type RunningListen} from '../helpers/listen.js'
-import {callbackReceiver, freePort, waitFor, type Receiver} from '../helpers/sandbox.js'
+import {callbackReceiver, freePort, runtimeIn, waitFor, type Receiver} from '../helpers/sandbox.js'
 
 let c: Cli
 const cleanups: (() => Promise<unknown>)[] = []
@@ -55,7 +57,7 @@ describe('listen', () => {
     expect(l.stderr()).toContain(`listening on ${l.url} (system POST and easy_pay GET)`)
     // whose key: beside a sandbox started elsewhere (--data-dir), this is how one sees it is not that one's
     // (the line after the address: waited for, as the address is what startListen waits for)
-    await waitFor(() => /verifying with the platform key SHA256:\S+ \(the local sandbox's at http:\/\/127\.0\.0\.1:\d+\);/.test(l.stderr()))
+    await waitFor(() => /verifying with the local sandbox's platform key \(SHA256:\S+, at http:\/\/127\.0\.0\.1:\d+\);/.test(l.stderr()))
 
     const {orderNo, bizOrderNo} = await paidOrder(l.url)
     const [arrival] = await waitFor(() => l.lines.length >= 1 && jsonLines(l))
@@ -101,6 +103,13 @@ describe('listen', () => {
     const [arrival] = await waitFor(() => l.lines.length >= 1 && jsonLines(l))
     expect(arrival).toMatchObject({verified: true, forward: {url: app.url, status: 200}, answer: {status: 200, body: 'SUCCESS'}, rawBody: delivered.body})
     expect(await l.stop('SIGTERM')).toBe(0)
+  })
+
+  it('says it verifies with the key file given by --platform-public-key, not the profile\'s key', async () => {
+    const file = join(c.dir, 'platform-for-listen.pem')
+    writeFileSync(file, runtimeIn(c.env.XDG_DATA_HOME!).platformPublicKeyPem)
+    const l = await listen(['--port', '0', '--platform-public-key', file])
+    await waitFor(() => l.stderr().includes(`verifying with the platform key file ${file} (SHA256:`) && /, from --platform-public-key\);/.test(l.stderr()))
   })
 
   it('answers 502 while the app is down, so the sandbox keeps retrying until the app is up', async () => {
