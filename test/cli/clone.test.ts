@@ -1,7 +1,7 @@
 // A fresh clone has no dist/ (it is not committed, and nothing is compiled at install): README's
 // quick start runs `./bin/run.js` right after `npm ci`, so its first run builds the clone.
 import {spawnSync, type SpawnSyncReturns} from 'node:child_process'
-import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -48,6 +48,20 @@ describe('a fresh clone', () => {
     const second = run(dir, ['--version'])
     expect(second.status).toBe(0)
     expect(second.stderr).not.toContain('building')
+  }, 180_000)
+
+  it('whose code does not compile says so (exit 2), writes nothing to stdout, and is not taken as built next time', () => {
+    const dir = clone('does-not-compile', true)
+    writeFileSync(join(dir, 'src', 'errors.ts'), `${readFileSync(join(dir, 'src', 'errors.ts'), 'utf8')}\nexport const broken: number = 'not a number'\n`)
+    for (const attempt of [1, 2]) {
+      const result = run(dir, ['--version', '--json'])
+      expect(result.status, `attempt ${attempt}`).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toContain('unipay: building this clone once (npm run build)')
+      expect(result.stderr).toContain("Type 'string' is not assignable to type 'number'")
+      expect(result.stderr).toContain(`unipay: the build failed (above); \`npm run build\` in ${dir}/ shows it again`)
+      expect(existsSync(join(dir, 'dist', 'commands'))).toBe(false)
+    }
   }, 180_000)
 
   it('without its dependencies says to run npm ci (exit 2), and builds nothing', () => {
