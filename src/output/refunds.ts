@@ -29,6 +29,8 @@ export function pagingNotice(shown: number, total: number, flags: {all?: boolean
   const seen = (flags.page - 1) * flags.size + shown
   if (seen >= total) return head
   if (flags.limit !== undefined && shown < Math.min(flags.size, total - (flags.page - 1) * flags.size)) {
+    // on the last page the rest is in this page only: a next page would be empty
+    if (flags.page * flags.size >= total) return `${head}: --limit ${flags.limit} cut this page; drop it to see the rest`
     return `${head}: --limit ${flags.limit} cut this page; drop it, or --page ${flags.page + 1}, or --all`
   }
   return `${head}: --page ${flags.page + 1}, or --all`

@@ -17,6 +17,9 @@ describe('pagingNotice', () => {
 
   it('says when --limit cut a page short', () => {
     expect(pagingNotice(4, 25, {page: 1, size: 10, limit: 4})).toBe('4 of 25 refunds: --limit 4 cut this page; drop it, or --page 2, or --all')
+    // the last page cut short: its rest is only on this page, never on an empty next one
+    expect(pagingNotice(2, 3, {page: 1, size: 10, limit: 2})).toBe('2 of 3 refunds: --limit 2 cut this page; drop it to see the rest')
+    expect(pagingNotice(1, 23, {page: 3, size: 10, limit: 1})).toBe('1 of 23 refunds: --limit 1 cut this page; drop it to see the rest')
     // a limit as large as the page cuts nothing
     expect(pagingNotice(10, 25, {page: 1, size: 10, limit: 10})).toBe('10 of 25 refunds: --page 2, or --all')
   })
