@@ -160,6 +160,11 @@ function setFields(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
 }
 
+/** A password from standard input (--password-stdin): the line break `echo` or a here-string adds is not part of it. */
+export function readPasswordStdin(): string {
+  return readText('-', '--password-stdin').replace(/\r?\n$/, '')
+}
+
 /** The MD5 key in --md5-key-file, without surrounding white space; an empty file is bad input, not "no key". */
 export function readMd5KeyFile(file: string): string {
   const key = readText(`@${file}`, '--md5-key-file').trim()
