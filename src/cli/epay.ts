@@ -15,7 +15,7 @@ import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLET_VALUES, scalarFields} from '../pro
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
 import {apiFlags, BaseCommand, type DryRun, type Flag, Flags, profileFlags} from './base.js'
-import {readText} from './input.js'
+import {readMd5KeyFile, readText} from './input.js'
 
 const md5KeyFileFlag = Flags.string({
   description: 'file holding the MD5 key (default: the profile\'s md5Key); there is no flag for the key itself, so it stays out of shell history',
@@ -95,8 +95,7 @@ export abstract class EpayCommand extends BaseCommand {
     const context = await this.context(flags)
     const {profile, client} = context
     const file = flags['md5-key-file']
-    const fileKey = file ? readText(`@${file}`, '--md5-key-file').trim() : undefined
-    if (file && !fileKey) throw new UsageError(`--md5-key-file: ${file} is empty`)
+    const fileKey = file ? readMd5KeyFile(file) : undefined
     // what the sandbox fills in once started (address, merchant, keys), read again after connecting
     const started = () => ({
       baseUrl: context.client.baseUrl,

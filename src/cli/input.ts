@@ -160,6 +160,18 @@ function setFields(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== false))
 }
 
+/** A password from standard input (--password-stdin): the line break `echo` or a here-string adds is not part of it. */
+export function readPasswordStdin(): string {
+  return readText('-', '--password-stdin').replace(/\r?\n$/, '')
+}
+
+/** The MD5 key in --md5-key-file, without surrounding white space; an empty file is bad input, not "no key". */
+export function readMd5KeyFile(file: string): string {
+  const key = readText(`@${file}`, '--md5-key-file').trim()
+  if (!key) throw new UsageError(`--md5-key-file: ${file} is empty`)
+  return key
+}
+
 /** A key from a file named by a flag; a file that holds no key of that kind is bad input. */
 export async function readKeyFile(file: string, kind: 'private' | 'public', flag: string) {
   const {KeyFormatError, loadPrivateKey, loadPublicKey} = await import('../protocol/keys.js')

@@ -1,7 +1,7 @@
 import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
-import {readJsonData, readKeyFile, readText} from '../cli/input.js'
+import {readJsonData, readKeyFile, readMd5KeyFile, readText} from '../cli/input.js'
 import {UsageError} from '../errors.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {verifySigned, type KeySource, type Outcome, type Signed} from '../services/verify.js'
@@ -73,7 +73,7 @@ export default class Verify extends BaseCommand {
         const {privateKey, platformKey} = await resolved()
         return {merchantPublic: privateKey ? createPublicKey(privateKey) : undefined, platformPublic: platformKey}
       },
-      md5Key: async () => (flags['md5-key-file'] ? readText(`@${flags['md5-key-file']}`, '--md5-key-file').trim() : (await resolved()).settings.md5Key),
+      md5Key: async () => (flags['md5-key-file'] ? readMd5KeyFile(flags['md5-key-file']) : (await resolved()).settings.md5Key),
     }
   }
 }

@@ -21,3 +21,17 @@ export function refundTable(records: Record<string, unknown>[]): {headers: strin
   for (const record of records) for (const key of Object.keys(record)) if (!headers.includes(key)) headers.push(key)
   return {headers, rows: records.map((record) => headers.map((header) => fieldCell(header, record[header])))}
 }
+
+/** How many were shown and how to get the rest: "1 of 3 refunds: --page 2, or --all". */
+export function pagingNotice(shown: number, total: number, flags: {all?: boolean; page: number; size: number; limit?: number}): string {
+  const head = `${shown} of ${total} refunds`
+  if (flags.all) return shown < total ? `${head}: stopped at --limit ${flags.limit}; raise it to see more` : head
+  const seen = (flags.page - 1) * flags.size + shown
+  if (seen >= total) return head
+  if (flags.limit !== undefined && shown < Math.min(flags.size, total - (flags.page - 1) * flags.size)) {
+    // on the last page the rest is in this page only: a next page would be empty
+    if (flags.page * flags.size >= total) return `${head}: --limit ${flags.limit} cut this page; drop it to see the rest`
+    return `${head}: --limit ${flags.limit} cut this page; drop it, or --page ${flags.page + 1}, or --all`
+  }
+  return `${head}: --page ${flags.page + 1}, or --all`
+}

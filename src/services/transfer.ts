@@ -1,5 +1,6 @@
 // Single transfers: create (bizTransferNo generated when omitted), sync, query.
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import {UsageError} from '../errors.js'
 import type {SyncAnswer, TransferCreateResult, TransferOrderResult} from '../protocol/answers.js'
 import {endpoints} from '../protocol/endpoints.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
@@ -15,6 +16,15 @@ const LOCAL_CHANNEL_MCH_NO = 'CM_SANDBOX'
  */
 export function defaultChannelMchNo(profile: Pick<ResolvedProfile, 'environment' | 'settings'>): string | undefined {
   return profile.settings.channelMchNo ?? (profile.environment === 'local' ? LOCAL_CHANNEL_MCH_NO : undefined)
+}
+
+/** walletA's scene report from `--report-info TYPE=CONTENT` pairs (the content may hold "="); none given, none sent. */
+export function reportInfosFromPairs(pairs: string[] | undefined): {infoType: string; infoContent: string}[] | undefined {
+  return pairs?.map((pair) => {
+    const at = pair.indexOf('=')
+    if (at <= 0) throw new UsageError('invalid input', [{field: 'reportInfo', message: `"${pair}": expected TYPE=CONTENT`}])
+    return {infoType: pair.slice(0, at), infoContent: pair.slice(at + 1)}
+  })
 }
 
 /**

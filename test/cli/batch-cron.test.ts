@@ -611,5 +611,8 @@ describe('reports', () => {
     await c.run(['transfer', 'batch', file])
     expect(journalLines(file).filter((l) => l.type === 'sending').map((l) => l.bizTransferNo)).toEqual(rows.map((r) => r[1]))
     expect((await sandboxTransfers(c)).length).toBe(before + 3)
+    // one row is counted as one
+    const one = await c.run(['transfer', 'batch', payoutFile(accounts('ONE', 1)), '--dry-run'])
+    expect(one.stderr).toContain('dry run: 1 row, 1.00 yuan in all; nothing was sent')
   }, 60_000)
 })

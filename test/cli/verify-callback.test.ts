@@ -124,6 +124,19 @@ describe('verify --callback, easy_pay', () => {
     expect(badType.stderr).toContain('sign_type "SHA1" is neither MD5 nor RSA')
     expect((await c.run(['verify', '--data', '{}', '--md5-key-file', keyFile])).code).toBe(2)
   })
+
+  it('names an empty --md5-key-file as empty, for sign and verify alike (exit 2)', async () => {
+    const empty = file('empty.key', ' \n')
+    for (const argv of [
+      ['verify', '--callback', '--data', query(md5Notify), '--md5-key-file', empty],
+      ['verify', '--scheme', 'epay-v1', '--data', query(md5Notify), '--md5-key-file', empty],
+      ['sign', '--scheme', 'epay-v1', '--data', 'pid=1001&out_trade_no=T1', '--md5-key-file', empty],
+    ]) {
+      const run = await c.run(argv)
+      expect(run.code, argv.join(' ')).toBe(2)
+      expect(run.stderr).toBe(`Error: --md5-key-file: ${empty} is empty\n`)
+    }
+  })
 })
 
 describe('verify --callback, system', () => {

@@ -1,5 +1,5 @@
 import {BaseCommand, Flags, profileFlags} from '../../cli/base.js'
-import {readText} from '../../cli/input.js'
+import {readPasswordStdin} from '../../cli/input.js'
 import {UsageError} from '../../errors.js'
 import {startSession} from '../../services/mch.js'
 
@@ -22,7 +22,7 @@ export default class MchLogin extends BaseCommand {
   async run(): Promise<MchLoginResult> {
     const {flags} = await this.parse(MchLogin)
     let password: string
-    if (flags['password-stdin']) password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
+    if (flags['password-stdin']) password = readPasswordStdin()
     else if (this.io.stdinTty) {
       const {password: ask} = await import('@inquirer/prompts')
       password = await ask({message: `Password for ${flags.account}`, mask: false})

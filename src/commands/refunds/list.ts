@@ -1,6 +1,6 @@
 import {BaseCommand, Flags, profileFlags} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
-import {REFUND_COLUMNS, REFUND_TABLE, refundTable} from '../../output/refunds.js'
+import {pagingNotice, REFUND_COLUMNS, REFUND_TABLE, refundTable} from '../../output/refunds.js'
 import {renderRows} from '../../output/table.js'
 import {listRefunds, REFUND_FILTERS, type RefundFilters} from '../../services/mch.js'
 import {describeValues, REFUND_STATUS} from '../../protocol/enums.js'
@@ -56,16 +56,4 @@ Columns (for --columns): ${REFUND_COLUMNS.join(', ')}, and any other field the p
       this.notice(pagingNotice(result.records.length, result.total, flags))
     }, {total: result.total})
   }
-}
-
-/** How many were shown and how to get the rest: "1 of 3 refunds: --page 2, or --all". */
-function pagingNotice(shown: number, total: number, flags: {all?: boolean; page: number; size: number; limit?: number}): string {
-  const head = `${shown} of ${total} refunds`
-  if (flags.all) return shown < total ? `${head}: stopped at --limit ${flags.limit}; raise it to see more` : head
-  const seen = (flags.page - 1) * flags.size + shown
-  if (seen >= total) return head
-  if (flags.limit !== undefined && shown < Math.min(flags.size, total - (flags.page - 1) * flags.size)) {
-    return `${head}: --limit ${flags.limit} cut this page; drop it, or --page ${flags.page + 1}, or --all`
-  }
-  return `${head}: --page ${flags.page + 1}, or --all`
 }

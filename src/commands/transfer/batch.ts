@@ -129,7 +129,7 @@ export default class TransferBatch extends BaseCommand {
 
   private async dryRun(file: string, name: string, defaults: Record<string, unknown>, onProblem: (p: RowProblem) => void, out?: string): Promise<BatchPlanResult> {
     const plan = await planBatch(file, name, defaults, onProblem, out && resolve(out))
-    const totals = `dry run: ${plan.rows} rows, ${centsToYuan(plan.totalCents)} yuan in all; nothing was sent`
+    const totals = `dry run: ${counted(plan.rows, 'row')}, ${centsToYuan(plan.totalCents)} yuan in all; nothing was sent`
     if (out) return this.emit({...plan, out: resolve(out)}, () => this.notice(`${totals}; the plan of every row is in ${out}`))
     const cells = (r: PlannedRow) => [String(r.line), r.bizTransferNo, r.channel, String(r.amount), r.payee]
     const byChannel = () => renderRows(['channel', 'rows', 'amount (yuan)'], Object.entries(plan.byChannel).map(([c, v]) => [c, String(v.rows), centsToYuan(v.cents)]), this.io.stdoutTty)
@@ -162,7 +162,7 @@ export default class TransferBatch extends BaseCommand {
         rows.push(row)
       }
       this.io.out(renderRows(PLAN_COLUMNS, rows.map(cells), true))
-      if (plan.rows > rows.length) this.notice(`... and ${plan.rows - rows.length} more rows: --out FILE writes the whole plan`)
+      if (plan.rows > rows.length) this.notice(`... and ${counted(plan.rows - rows.length, 'more row')}: --out FILE writes the whole plan`)
     }
     this.io.out(byChannel())
     this.notice(totals)

@@ -1,10 +1,9 @@
 import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
-import {UsageError} from '../../errors.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/field-rules.js'
-import {transfer} from '../../services/transfer.js'
+import {reportInfosFromPairs, transfer} from '../../services/transfer.js'
 import type {TransferCreateResult} from '../../protocol/answers.js'
 
 /** The transfer as created (TransferCreateResult); a dry run, the signed request. */
@@ -42,11 +41,7 @@ export default class Transfer extends BaseCommand {
   async run(): Promise<TransferResult> {
     const {flags} = await this.parse(Transfer)
     const amount = amountInCents(flags)
-    const reportInfos = flags['report-info']?.map((pair) => {
-      const at = pair.indexOf('=')
-      if (at <= 0) throw new UsageError('invalid input', [{field: 'reportInfo', message: `"${pair}": expected TYPE=CONTENT`}])
-      return {infoType: pair.slice(0, at), infoContent: pair.slice(at + 1)}
-    })
+    const reportInfos = reportInfosFromPairs(flags['report-info'])
     const context = await this.context(flags)
     const fields = {
       channel: flags.channel,

@@ -1,5 +1,5 @@
 import {Args, BaseCommand, Flags} from '../../../cli/base.js'
-import {readText} from '../../../cli/input.js'
+import {readPasswordStdin} from '../../../cli/input.js'
 import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {addUser} from '../../../services/sandbox.js'
 
@@ -19,7 +19,7 @@ export default class SandboxUsersAdd extends BaseCommand {
 
   async run(): Promise<SandboxUsersAddResult> {
     const {args, flags} = await this.parse(SandboxUsersAdd)
-    const password = readText('-', '--password-stdin').replace(/\r?\n$/, '')
+    const password = readPasswordStdin()
     const user = await addUser(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {account: args.account, password, mchNo: flags['mch-no']})
     return this.emit(user, () => this.notice(`user ${user.account} can now log in for merchant ${user.mchNo}`))
   }
