@@ -5,6 +5,9 @@ import type {FieldProblem} from './protocol/schemas.js'
 
 /** A failure neither ours nor oclif's (a TypeError): a bug in the CLI, with a line asking to report it. */
 export const EXIT_BUG = 70
+/** Where an MD5 key comes from, for every command that needs one and has none. */
+export const NO_MD5_KEY = 'no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)'
+
 export const BUG_HINT = 'this is a bug in unipay, not in your input or the platform: please report it with the command you ran and its --debug output'
 
 export abstract class UnipayError extends Error {

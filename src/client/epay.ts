@@ -7,7 +7,7 @@
 import {endpointUrl, formBody, httpRequest} from './http.js'
 import {countTries} from './pipeline.js'
 import type {KeyObject} from 'node:crypto'
-import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
+import {NO_MD5_KEY, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
 import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {canonicalBase64Problem} from '../protocol/signature.js'
@@ -96,7 +96,7 @@ export function buildEpayRequest(config: EpayConfig, spec: EpayCallSpec): EpayRe
   for (const [key, value] of Object.entries(spec.fields)) if (value !== undefined && value !== '') params[key] = value
   if (spec.version === 'v1') {
     if (!config.md5Key) {
-      throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
+      throw new UsageError(NO_MD5_KEY)
     }
     if (spec.auth === 'key') return {version: 'v1', url, params: {...params, key: config.md5Key}}
     const form = config.md5KeyForm ?? 'direct'

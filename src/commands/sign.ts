@@ -2,7 +2,7 @@ import type {KeyObject} from 'node:crypto'
 // Flags from base, not oclif's index (as verify): a signature is a start-up-bound command
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readMd5KeyFile} from '../cli/input.js'
-import {UsageError} from '../errors.js'
+import {NO_MD5_KEY, UsageError} from '../errors.js'
 import {signUnsigned, type Signed, type Unsigned} from '../services/sign.js'
 
 /** The compatibility module's parameter reader, loaded only for its schemes (it brings its API client along). */
@@ -57,7 +57,7 @@ export default class Sign extends BaseCommand {
     // The profile is only read when it is needed: reading the local one starts the sandbox.
     const profile = !file || flags.profile ? await this.resolveProfile(flags) : undefined
     const key = file ? readMd5KeyFile(file) : profile?.settings.md5Key
-    if (!key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
+    if (!key) throw new UsageError(NO_MD5_KEY)
     return {key, form: (flags['md5-key-form'] ?? profile?.settings.md5KeyAppendForm) === 'key-param' ? 'param' : 'direct'}
   }
 

@@ -4,7 +4,7 @@
 // (diagnosis, the easy_pay rules) is loaded only when it is needed: a body that verifies loads
 // neither (docs/performance.md, "Dependencies and start-up").
 import type {KeyObject} from 'node:crypto'
-import {SignatureError, UsageError} from '../errors.js'
+import {NO_MD5_KEY, SignatureError, UsageError} from '../errors.js'
 import type {CallbackKeys} from '../protocol/callback.js'
 import {canonicalString} from '../protocol/canonical.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
@@ -70,7 +70,7 @@ async function verifyEasyPay(params: Record<string, string>, source: KeySource, 
   let keys: CallbackKeys
   if (signType === 'MD5') {
     const md5Key = await source.md5Key()
-    if (!md5Key) throw new UsageError('no MD5 key: pass --md5-key-file FILE or set one in the profile (printf %s "$MD5_KEY" | unipay profile set md5Key -)')
+    if (!md5Key) throw new UsageError(NO_MD5_KEY)
     keys = {md5Key}
   } else {
     const {key, otherKeys} = await publicKeys(source, asRequest)
