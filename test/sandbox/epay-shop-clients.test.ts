@@ -330,6 +330,12 @@ describe('a V2 request with many fields and a bad sign', () => {
     const added = await send(`${V2}create`, {...v2({type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'}), sitename: 'Shop'})
     expect(added.body).toMatchObject({code: 20052, msg: expect.stringContaining('likeliest cause: field added or dropped: the sign matches without `sitename`')})
   })
+
+  it('answers a sign of 300,000 "=" and an "A" (900 KB form-encoded) with 20052 at once and goes on serving (trimming the padding by /=+$/ took minutes)', async () => {
+    const hostile = await send(`${V2}create`, {...v2({type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'}), sign: `${'='.repeat(300_000)}A`})
+    expect(hostile.body).toMatchObject({code: 20052, msg: 'sign: not canonical Base64 (standard alphabet, padding, no whitespace): it has "=" at character 1: padding goes only at the end'})
+    expect(await v2Call('create', {type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'})).toMatchObject({code: 0})
+  })
 })
 
 describe('after `sandbox clock advance 2h`, every V2 timestamp is still the real time', () => {
