@@ -167,6 +167,21 @@ describe('V1 submit.php, a browser path', () => {
     }
   })
 
+  it('the payer who picks walletA on the cashier goes back by a link that says wxpay and verifies as the V1 client checks it (MD5)', async () => {
+    const outTradeNo = unique('S')
+    const submitted = await send(`${V1}submit.php`, v1({type: 'qqpay', out_trade_no: outTradeNo, name: 'VIP', money: '1.50', return_url: 'http://127.0.0.1:1/back'}))
+    // the payer's browser: follows the redirect, presses "Pay with walletA", comes back to the page
+    const picked = await fetch(submitted.location!, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'wallet=walletA', redirect: 'manual'})
+    expect(picked.status).toBe(303)
+    const href = /id="return" href="([^"]+)"/.exec(await (await fetch(submitted.location!)).text())![1].replaceAll('&amp;', '&')
+    const back = new URL(href)
+    expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:1/back')
+    const query = Object.fromEntries(back.searchParams)
+    expect(query).toMatchObject({pid: PID, out_trade_no: outTradeNo, type: 'wxpay', money: '1.50', trade_status: 'TRADE_SUCCESS', sign_type: 'MD5'})
+    // the shop's return page: every parameter but sign and sign_type, sorted, the MD5 key appended
+    expect(v1(Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'pid'))).sign).toBe(query.sign)
+  })
+
   it('a refusal is an HTML page (HTTP 400) saying what is wrong, never JSON', async () => {
     const refused = await send(`${V1}submit.php`, {...v1({type: 'alipay', out_trade_no: unique('S'), name: '<b>VIP</b>', money: '1.00'}), money: '9.00'})
     expect(refused.status).toBe(400)
