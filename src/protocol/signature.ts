@@ -57,7 +57,10 @@ export function canonicalBase64Problem(text: string): string | undefined {
   if (urlSafe) return `uses the URL-safe alphabet ("${urlSafe[0]}" ${at(urlSafe.index)}): standard Base64 with "+" and "/" is required`
   const junk = /[^A-Za-z0-9+/=]/u.exec(text)
   if (junk) return `contains ${/^[\x21-\x7e]$/.test(junk[0]) ? `"${junk[0]}"` : `U+${junk[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`} ${at(junk.index)}, which is not a Base64 character`
-  const data = text.replace(/=+$/, '')
+  // counted, not /=+$/: that regex is quadratic on a run of "=" followed by anything else
+  let end = text.length
+  while (end > 0 && text[end - 1] === '=') end--
+  const data = text.slice(0, end)
   const inner = data.indexOf('=')
   if (inner !== -1) return `has "=" ${at(inner)}: padding goes only at the end`
   const needed = [0, -1, 2, 1][data.length % 4]

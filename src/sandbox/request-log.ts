@@ -38,10 +38,21 @@ function keptOutcome({code, message}: {code?: string; message?: string}): {code?
   return {code, message: keptMaybe(message)}
 }
 
+/** Field names until MAX_KEPT_FIELDS of them or MAX_KEPT_CHARS in all: 64 names of 8 KiB each held half a megabyte per entry. */
+function keptFields(fields: string[]): string[] {
+  const out: string[] = []
+  let room = MAX_KEPT_CHARS
+  for (const field of fields) {
+    if (out.length === MAX_KEPT_FIELDS || room <= 0) break
+    out.push(kept(field))
+    room -= field.length
+  }
+  return out.length === fields.length ? out : [...out, `... (${fields.length} fields in all)`]
+}
+
 function keptSignature(signature: ReceivedSignatureDiagnosis): ReceivedSignatureDiagnosis {
   const {stringToSign, fields, causes} = signature
-  const someFields = fields.length <= MAX_KEPT_FIELDS ? fields.map(kept) : [...fields.slice(0, MAX_KEPT_FIELDS).map(kept), `... (${fields.length} fields in all)`]
-  return {stringToSign: kept(stringToSign), fields: someFields, causes: causes.map(kept)}
+  return {stringToSign: kept(stringToSign), fields: keptFields(fields), causes: causes.map(kept)}
 }
 
 /**

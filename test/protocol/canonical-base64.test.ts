@@ -53,4 +53,9 @@ describe('canonicalBase64Problem', () => {
     // ending in "A": every quad of the alphabet; in "=": 16 last characters before one "=", 4 before two
     expect(taken).toBe(64 ** 3 + 64 * 64 * 16 + 64 * 4)
   })
+
+  it('is linear on a run of "=" followed by anything else (an epay V2 sign or answer of 1,000,000 "=" and an "A")', () => {
+    // trimming the padding with /=+$/ tried the run from each of its "=": hours for this text
+    expect(canonicalBase64Problem(`${'='.repeat(1_000_000)}A`)).toBe('has "=" at character 1: padding goes only at the end')
+  })
 })

@@ -87,6 +87,14 @@ describe('a refund without out_refund_no, its sign re-spelled', () => {
     expect(await refunded()).toBe('1.00')
   })
 
+  it('resent with an out_refund_no of whitespace (which the V2 selection leaves out of the signature): refused, nothing refunded again', async () => {
+    for (const blank of [' ', '  ', '\t', '\n', '\u3000']) {
+      const answer = await post('refund', {...request, out_refund_no: blank})
+      expect(answer, JSON.stringify(blank)).toMatchObject({code: 10409, msg: expect.stringContaining('already received and carried out')})
+    }
+    expect(await refunded()).toBe('1.00')
+  })
+
   it('after a restart, the exact resend and every re-spelling are still refused', async () => {
     await t.close()
     t = await testSandbox({timeScale: 1000}, dataDir)

@@ -167,6 +167,21 @@ describe('V1 submit.php, a browser path', () => {
     }
   })
 
+  it('the payer who picks walletA on the cashier goes back by a link that says wxpay and verifies as the V1 client checks it (MD5)', async () => {
+    const outTradeNo = unique('S')
+    const submitted = await send(`${V1}submit.php`, v1({type: 'qqpay', out_trade_no: outTradeNo, name: 'VIP', money: '1.50', return_url: 'http://127.0.0.1:1/back'}))
+    // the payer's browser: follows the redirect, presses "Pay with walletA", comes back to the page
+    const picked = await fetch(submitted.location!, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'wallet=walletA', redirect: 'manual'})
+    expect(picked.status).toBe(303)
+    const href = /id="return" href="([^"]+)"/.exec(await (await fetch(submitted.location!)).text())![1].replaceAll('&amp;', '&')
+    const back = new URL(href)
+    expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:1/back')
+    const query = Object.fromEntries(back.searchParams)
+    expect(query).toMatchObject({pid: PID, out_trade_no: outTradeNo, type: 'wxpay', money: '1.50', trade_status: 'TRADE_SUCCESS', sign_type: 'MD5'})
+    // the shop's return page: every parameter but sign and sign_type, sorted, the MD5 key appended
+    expect(v1(Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'pid'))).sign).toBe(query.sign)
+  })
+
   it('a refusal is an HTML page (HTTP 400) saying what is wrong, never JSON', async () => {
     const refused = await send(`${V1}submit.php`, {...v1({type: 'alipay', out_trade_no: unique('S'), name: '<b>VIP</b>', money: '1.00'}), money: '9.00'})
     expect(refused.status).toBe(400)
@@ -329,6 +344,12 @@ describe('a V2 request with many fields and a bad sign', () => {
     // an ordinary request still has its cause named
     const added = await send(`${V2}create`, {...v2({type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'}), sitename: 'Shop'})
     expect(added.body).toMatchObject({code: 20052, msg: expect.stringContaining('likeliest cause: field added or dropped: the sign matches without `sitename`')})
+  })
+
+  it('answers a sign of 300,000 "=" and an "A" (900 KB form-encoded) with 20052 at once and goes on serving (trimming the padding by /=+$/ took minutes)', async () => {
+    const hostile = await send(`${V2}create`, {...v2({type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'}), sign: `${'='.repeat(300_000)}A`})
+    expect(hostile.body).toMatchObject({code: 20052, msg: 'sign: not canonical Base64 (standard alphabet, padding, no whitespace): it has "=" at character 1: padding goes only at the end'})
+    expect(await v2Call('create', {type: 'alipay', out_trade_no: unique('H'), name: 'VIP', money: '1.00'})).toMatchObject({code: 0})
   })
 })
 

@@ -88,6 +88,19 @@ describe('the request log, fed by anyone', () => {
     expect(cut(entries.findLast((e) => e.merchant?.startsWith('MMM'))!.merchant)).toEqual([8192 + 30, `MMMMMM... (900000 characters in all)`.slice(-32)])
     expect(cut(entries.findLast((e) => e.path.startsWith('/paaa'))!.path)).toEqual([8192 + 29, `aaaaaaaaaaa... (15002 characters in all)`.slice(-32)])
   })
+
+  it('keeps at most 8 KiB of a refused request\'s field names in all, however many long ones it has (60 names of 8,190 characters)', async () => {
+    // 900 of these (980 KB each, no valid signature) held 1.1 GB: 64 names of 8 KiB were kept per entry
+    const fields = Array.from({length: 60}, (_, i) => `"${String(i).padStart(2, '0')}${'\u0101'.repeat(8190)}":"v"`).join(',')
+    const text = `{"mchNo":"M1000000001","reqId":"${unique('R')}","reqTime":"${formatGmt8(new Date())}","amount":1,${fields},"sign":"AAAA"}`
+    expect((await t.post(endpoints.pay.path, text)).body.code).toBe(20052)
+    const runtime = t.sandbox.runtime
+    const {entries} = (await (await fetch(`${runtime.url}/_sandbox/requests?after=0&failed=true&limit=5000`, {headers: controlHeaders(runtime)})).json()) as {entries: {signature?: {fields: string[]}}[]}
+    // the names sort digits first: 00ā..., 01ā..., then amount, mchNo, reqId, reqTime
+    const kept = entries.findLast((e) => e.signature?.fields[0]?.startsWith('00\u0101'))!.signature!.fields
+    expect(kept.join('').length).toBeLessThan(8300)
+    expect(kept.at(-1)).toBe('... (64 fields in all)')
+  })
 })
 
 describe('a body whose string to sign is built to cost', () => {

@@ -21,8 +21,14 @@ import {describeProblems, moneyOf, orderOf, type EpayContext, type Params, type 
  */
 function repeatable(action: string, params: Params): boolean {
   if (action === 'query' || action === 'refund_query' || action === 'create' || action === 'submit') return true
-  return action === 'refund' && Boolean(params.out_refund_no)
+  return action === 'refund' && outRefundNoOf(params) !== undefined
 }
+
+/**
+ * out_refund_no, unless blank: the V2 selection leaves a blank value out of the signature, so
+ * anyone may add one to a captured refund (an out_refund_no of " " made it repeatable, and new).
+ */
+const outRefundNoOf = (params: Params) => (params.out_refund_no?.trim() ? params.out_refund_no : undefined)
 
 const REPLAY_ADVICE: Record<string, string> = {
   refund: 'the refund was made once and is not made again. To resend a refund safely, give it an out_refund_no: the same out_refund_no answers the first refund instead of refunding again; for another refund, sign a fresh request',
@@ -101,14 +107,15 @@ export function refund(ctx: EpayContext, params: Params, merchant: StoredMerchan
   const order = orderOf(ctx, merchant.mchNo, params)
   const amount = moneyOf(params)
   const request: Record<string, unknown> = {mchNo: merchant.mchNo, bizOrderNo: order.bizOrderNo, amount, reqId: 'epay', reqTime: formatGmt8(ctx.now())}
-  if (params.out_refund_no) request.bizRefundNo = params.out_refund_no
+  const outRefundNo = outRefundNoOf(params)
+  if (outRefundNo) request.bizRefundNo = outRefundNo
   const problems = checkFields(endpoints.refund.fields, request)
   if (problems.length > 0) fail(10506, describeProblems(problems))
   try {
     return refundFields(ctx.refunds.create(request as RefundRequest), false)
   } catch (error) {
     if (!(error instanceof PlatformFailure)) throw error
-    return epayRefundFailure(error, order, amount, params.out_refund_no)
+    return epayRefundFailure(error, order, amount, outRefundNo)
   }
 }
 
