@@ -7,6 +7,7 @@ import {UsageError} from '../errors.js'
 import {shellQuote} from '../output/shell.js'
 import {DURATION_RULE, notADuration, parseDuration} from '../protocol/duration.js'
 import {centsToYuan} from '../protocol/money.js'
+import {printable} from '../protocol/printable.js'
 import {batchExitCode, counted, type Summary, type Tally} from '../services/batch/index.js'
 import {Flags} from './base.js'
 
@@ -184,7 +185,9 @@ export async function progressBar(stream: NodeJS.WriteStream): Promise<Progress>
     },
     log(text) {
       if (!bar) return false
-      bars.log(text.endsWith('\n') ? text : `${text}\n`)
+      // straight to the stream, past the command's printable output: made printable here
+      const shown = printable(text)
+      bars.log(shown.endsWith('\n') ? shown : `${shown}\n`)
       bars.update()
       return true
     },
