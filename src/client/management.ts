@@ -61,6 +61,7 @@ export async function managementCall(
   if (status === 403) throw new PlatformError(403, resultMessage(body) || 'forbidden', undefined, body)
   if (status !== 200) throw new TransportError(`HTTP ${status} from ${url.pathname}${resultMessage(body) ? `: ${resultMessage(body)}` : ''}`)
   const code = resultCode(body)
+  if (Number.isNaN(code)) throw new TransportError(`answer from ${url.pathname} has no code: not a platform answer`)
   if (code !== 0) throw new PlatformError(code, resultMessage(body), undefined, body)
   return body
 }

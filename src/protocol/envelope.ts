@@ -2,7 +2,7 @@
 // `sign` verifies over the canonical string of exactly the bytes received.
 import type {KeyObject} from 'node:crypto'
 import {canonicalString} from './canonical.js'
-import {type JsonObject, parseJsonObject} from './json.js'
+import {isLosslessNumber, type JsonObject, parseJsonObject} from './json.js'
 import {verifyString, verifyStringAsync} from './signature.js'
 
 interface ReadEnvelope {
@@ -31,8 +31,12 @@ export async function readEnvelopeAsync(raw: string, platformKey: KeyObject | un
 /** The `code` of a SignedResult or Result, as a number (NaN when absent). */
 export function resultCode(body: JsonObject): number {
   const code = body.code
-  if (code === undefined || code === null) return Number.NaN
-  return Number(typeof code === 'object' && 'value' in code ? (code as {value: string}).value : code)
+  // a number, or an integer written as a string (PHP platforms); "", [], false or true are no
+  // code at all (Number() reads each of them as 0 or 1: success to an unsigned reader)
+  if (isLosslessNumber(code)) return Number(code.value)
+  if (typeof code === 'number') return code
+  if (typeof code === 'string' && /^-?\d{1,10}$/.test(code)) return Number(code)
+  return Number.NaN
 }
 
 /** The message of either envelope: `msg` (SignedResult) or `message` (Result). */
