@@ -137,20 +137,25 @@ function parseValue(path: number): JsonValue {
   return fail('a JSON value expected')
 }
 
-function nest(): void {
+/** Past an opening `{` or `[`: whether the container closes at once (`close` is its closing character). */
+function openEmpty(close: number): boolean {
   if (++depth > MAX_JSON_DEPTH) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`)
   at++
+  skipSpace()
+  if (text.charCodeAt(at) !== close) return false
+  closeContainer()
+  return true
+}
+
+/** Past the closing `}` or `]`. */
+function closeContainer(): void {
+  at++
+  depth--
 }
 
 function parseObject(path: number): JsonObject {
-  nest()
   const object: JsonObject = {}
-  skipSpace()
-  if (text.charCodeAt(at) === 0x7d) {
-    at++
-    depth--
-    return object
-  }
+  if (openEmpty(0x7d)) return object
   for (;;) {
     skipSpace()
     const keyAt = at
@@ -173,20 +178,13 @@ function parseObject(path: number): JsonObject {
     if (next !== 0x2c) fail("',' or '}' expected")
     at++
   }
-  at++
-  depth--
+  closeContainer()
   return object
 }
 
 function parseArray(path: number): JsonValue[] {
-  nest()
   const array: JsonValue[] = []
-  skipSpace()
-  if (text.charCodeAt(at) === 0x5d) {
-    at++
-    depth--
-    return array
-  }
+  if (openEmpty(0x5d)) return array
   // an item's key adds `[index]`: two brackets and the index's digits
   let itemPath = path + 3
   let wider = 10
@@ -202,8 +200,7 @@ function parseArray(path: number): JsonValue[] {
     if (next !== 0x2c) fail("',' or ']' expected")
     at++
   }
-  at++
-  depth--
+  closeContainer()
   return array
 }
 
