@@ -33,6 +33,13 @@ module.exports = {
       to: {pathNot: '^(src/protocol/|node_modules/(zod|lossless-json)/)', dependencyTypesNot: ['core']},
     },
     {
+      name: 'no-circular',
+      comment: 'No module reaches itself through its imports, type-only ones included: a cycle ties modules that should be read in order.',
+      severity: 'error',
+      from: {path: '^src/'},
+      to: {circular: true},
+    },
+    {
       name: 'no-missing-modules',
       comment: 'Every import resolves (a typo or an undeclared package).',
       severity: 'error',

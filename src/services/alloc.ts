@@ -7,7 +7,7 @@ import type {AllocOrderAnswer, AllocResult, SyncAnswer} from '../protocol/answer
 import {readProblem, UsageError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
 import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
-import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './call.js'
 
 interface ReceiverInput {
   receiverType: string

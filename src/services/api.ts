@@ -4,7 +4,7 @@
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import {UsageError} from '../errors.js'
 import {endpointForPath} from '../protocol/endpoints.js'
-import type {CallOptions} from './pay.js'
+import type {CallOptions} from './call.js'
 
 export async function callPath(client: ClientConfig, path: string, fields: Record<string, unknown>, options: CallOptions & {rawPath?: boolean} = {}): Promise<CallResult> {
   checkApiPath(path, options.rawPath ?? false)

@@ -4,7 +4,7 @@ import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {AuthResult, AuthUrlAnswer} from '../protocol/answers.js'
 import {unsignedCall, type UnsignedResult} from '../client/unsigned.js'
 import {endpoints, unsignedEndpoints} from '../protocol/endpoints.js'
-import type {CallOptions} from './pay.js'
+import type {CallOptions} from './call.js'
 
 export async function generateAuthUrl(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<AuthUrlAnswer>> {
   return call(client, endpoints.generateAuthUrl, fields, options)

@@ -6,7 +6,7 @@ import {UsageError} from '../errors.js'
 import {EPAY_DEVICES, EPAY_MODES, EPAY_V1_PATHS, EPAY_V2_PATHS, EPAY_WALLET_VALUES, epayMoneyToCents, isMode, readWallet, type EpayVersion} from '../protocol/epay-api.js'
 import {MoneyFormatError} from '../protocol/money.js'
 import type {FieldProblem} from '../protocol/schemas.js'
-import {generateBusinessNo, outcomeUnknownHint} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint} from './call.js'
 
 interface EpayOptions {
   dryRun?: boolean

@@ -3,7 +3,7 @@
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {GatewayOrderResult, GatewayPrePayResult} from '../protocol/answers.js'
 import {endpoints} from '../protocol/endpoints.js'
-import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './call.js'
 
 export async function gatewayPrePay(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<GatewayPrePayResult>> {
   const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('G')

@@ -1,44 +1,13 @@
-// Payment orders: create, close, sync, query. Business numbers are generated here when the
-// user leaves them out, so that every create carries its idempotency key.
-import {randomBytes} from 'node:crypto'
+// Payment orders: create, close, sync, query, and ping. A create without a bizOrderNo gets one
+// generated (call.ts), so that every create carries its idempotency key.
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {NormalPayOrderResult, NormalPayResult, PingAnswer, SyncAnswer} from '../protocol/answers.js'
-import {SignatureError, TransportError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {fastEndpoints} from '../protocol/field-rules.js'
-import {compactGmt8} from '../protocol/time.js'
-
-export interface CallOptions {
-  dryRun?: boolean
-}
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './call.js'
 
 /** The zod catalog, loaded only by the calls without fast rules (see field-rules.ts). */
 const catalog = async () => (await import('../protocol/endpoints.js')).endpoints
-
-export function generateBusinessNo(prefix: string, now = new Date()): string {
-  return `${prefix}${compactGmt8(now)}${randomBytes(4).toString('hex').toUpperCase()}`
-}
-
-/**
- * A create whose answer was lost may have been carried out: say so, with the business number
- * to check it by. Never resend it with a new number on the user's behalf.
- */
-export async function outcomeUnknownHint<T>(create: Promise<T>, key: string, value: unknown, check: string): Promise<T> {
-  try {
-    return await create
-  } catch (error) {
-    const next = `Check with: unipay ${check} ${String(value)}\nresending with the same ${key} is safe (it is the idempotency key); a new ${key} could act twice`
-    if (error instanceof TransportError && error.outcomeUnknown) {
-      error.message = `outcome unknown: ${error.message}`
-      error.hint = `the platform may have carried it out. ${next}`
-      error.details = {outcomeUnknown: true, [key]: value}
-    } else if (error instanceof SignatureError) {
-      // the answer cannot be believed, but the create may well have happened
-      error.hint = `the platform may have carried it out, but its answer cannot be believed. ${next}`
-      error.details = {...error.details, outcomeUnknown: true, [key]: value}
-    }
-    throw error
-  }
-}
 
 export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<NormalPayResult>> {
   if (Array.isArray(fields.limitPay) && fields.limitPay.some((value) => value === '')) {

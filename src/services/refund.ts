@@ -3,7 +3,7 @@
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {RefundOrderResult, RefundResult, SyncAnswer} from '../protocol/answers.js'
 import {endpoints} from '../protocol/endpoints.js'
-import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './call.js'
 
 interface RefundInput {
   tradeNo?: string

@@ -4,7 +4,7 @@ import {UsageError} from '../errors.js'
 import type {SyncAnswer, TransferCreateResult, TransferOrderResult} from '../protocol/answers.js'
 import {endpoints} from '../protocol/endpoints.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
-import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './pay.js'
+import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './call.js'
 
 /** The local sandbox's channel merchant number (protocol/local-sandbox.ts: SANDBOX_CHANNEL_MCH_NOS). */
 const LOCAL_CHANNEL_MCH_NO = 'CM_SANDBOX'

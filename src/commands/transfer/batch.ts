@@ -6,7 +6,8 @@ import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
 import {TRANSFER_CHANNELS} from '../../protocol/field-rules.js'
-import {counted, PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch/index.js'
+import {counted} from '../../protocol/plural.js'
+import {PLAN_COLUMNS, planBatch, plannedRows, RESULT_COLUMNS, runBatch, type Plan, type PlannedRow, type RowProblem, type Summary} from '../../services/batch/index.js'
 import {defaultChannelMchNo} from '../../services/transfer.js'
 
 /** Rows of a dry-run plan shown on a terminal; piped output and --out carry every row. */

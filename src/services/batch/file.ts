@@ -7,7 +7,8 @@ import {InterruptedError, readProblem, UsageError} from '../../errors.js'
 import {closest} from '../../protocol/closest.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
 import {checkRules, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
-import {counted, PLAN_COLUMNS, writeCsv} from './results.js'
+import {counted} from '../../protocol/plural.js'
+import {PLAN_COLUMNS, writeCsv} from './results.js'
 
 const COLUMNS = ['channel', 'channelMchNo', 'bizTransferNo', 'amount', 'yuan', 'title', 'reason', 'payeeType', 'payeeAccount', 'payeeName', 'attach', 'notifyUrl', 'transferScene', 'reportInfos']
 /** Fields every row needs, from a column or a flag default (amount may come as yuan). */

@@ -18,4 +18,4 @@ export {derivedBizTransferNo, planBatch, plannedRows, type Plan, type PlannedRow
 export type {Tally} from './journal.js'
 export {runBatch, type Summary} from './sending.js'
 export {batchStatus, type Status} from './following.js'
-export {batchExitCode, counted, PLAN_COLUMNS, RESULT_COLUMNS} from './results.js'
+export {batchExitCode, PLAN_COLUMNS, RESULT_COLUMNS} from './results.js'

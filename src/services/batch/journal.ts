@@ -8,7 +8,7 @@ import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
 import {formatGmt8} from '../../protocol/time.js'
-import {counted} from './results.js'
+import {counted} from '../../protocol/plural.js'
 
 /** A journal's time as every other time on screen: GMT+8, `yyyy-MM-dd HH:mm:ss` (--json keeps the recorded ISO time). */
 const shownTime = (at: string): string => formatGmt8(new Date(at))

@@ -10,9 +10,6 @@ export const RESULT_COLUMNS = ['line', 'bizTransferNo', 'channel', 'amount', 'ou
 /** The columns of the --dry-run plan CSV. */
 export const PLAN_COLUMNS = ['line', 'bizTransferNo', 'channel', 'amount', 'payee']
 
-/** "1 row", "2 rows". */
-export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
-
 /** The documented exit code of a batch: 0 all succeeded, 4 unreachable, 5 some failed, 6 some still processing. */
 export function batchExitCode(tally: Tally & {stopped?: StopReason; notSent?: number}): number {
   if (tally.stopped === 'unreachable') return 4

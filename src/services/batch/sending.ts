@@ -8,7 +8,8 @@ import {derivedBizTransferNo, readRows, rowFields, validateBatch, type Plan, typ
 import {followPending} from './following.js'
 import {applyResult, checkSamePlatform, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
 import {lockJournal} from './lock.js'
-import {counted, writeResults} from './results.js'
+import {counted} from '../../protocol/plural.js'
+import {writeResults} from './results.js'
 import {Health, settleRow, type StopReason} from './settle.js'
 
 /** How long in-flight rows may take to finish after an interruption. */

@@ -2,7 +2,8 @@ import {resolve} from 'node:path'
 import {apiFlags, Args, BaseCommand, Flags} from '../../../cli/base.js'
 import {commandLine, countsLine, failedRowLines, interruptible, parseWait, profileWords, typed, verdict, waitFlag, waitNote, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
-import {batchStatus, counted, RESULT_COLUMNS, type Status} from '../../../services/batch/index.js'
+import {counted} from '../../../protocol/plural.js'
+import {batchStatus, RESULT_COLUMNS, type Status} from '../../../services/batch/index.js'
 
 /** The rows by outcome now, the failed ones, the rows the run never sent, the journal and result files, and the run's own flags. */
 export type TransferBatchStatusResult = Status
