@@ -149,7 +149,7 @@ export abstract class BaseCommand extends Command {
    * `{started: true}` starts it now, for a caller that reads the client's address or keys itself.
    */
   protected async context(flags: Partial<Flag<typeof apiFlags>>, {started = false} = {}): Promise<RunContext> {
-    const {readRuntime} = await import('../local-sandbox/control.js')
+    const {readRuntime} = await import('../local-sandbox/liveness.js')
     const later = !started && readRuntime(this.config.dataDir) === undefined
     const profile = await this.resolveProfile(flags, {startSandbox: !later})
     if (profile.environment === 'production') {

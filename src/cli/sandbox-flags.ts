@@ -1,6 +1,6 @@
 // The flag every `sandbox` command takes to reach the sandbox a user started elsewhere
 // (`sandbox start --foreground --data-dir D`), and the sandbox a command's flags name.
-import {locateSandbox, SANDBOX_DIR_ENV} from '../local-sandbox/control.js'
+import {locateSandbox, SANDBOX_DIR_ENV} from '../local-sandbox/location.js'
 import type {SandboxUse} from '../services/sandbox.js'
 import {Flags} from './base.js'
 

@@ -1,23 +1,20 @@
 // The `sandbox` command family: each command parses its flags, calls one function here and
 // renders what it returns. These find the sandbox the user meant (`--data-dir`, else
-// UNIPAY_SANDBOX_DIR, else the CLI's data folder; see local-sandbox/control.ts), start it when
+// UNIPAY_SANDBOX_DIR, else the CLI's data folder; see local-sandbox/location.ts), start it when
 // a command needs it running, and drive it through its control endpoints, which play the payer,
 // the payee, the channel and the clock. Nothing here prints: notices go through `notice`.
 import {PlatformError, UsageError} from '../errors.js'
+import {controlCall, dashboardSignInUrl as signInUrl} from '../local-sandbox/control.js'
 import {
-  controlCall,
-  dashboardSignInUrl as signInUrl,
   ensureSandbox,
-  findRunning,
-  readRuntime,
   resetSandbox as wipeSandbox,
   runForeground,
-  sandboxesElsewhere,
   stopSandbox as stopDaemon,
   type ForegroundSettings,
-  type SandboxLocation,
   type StartSettings,
-} from '../local-sandbox/control.js'
+} from '../local-sandbox/lifecycle.js'
+import {readRuntime} from '../local-sandbox/liveness.js'
+import {findRunning, sandboxesElsewhere, type SandboxLocation} from '../local-sandbox/location.js'
 import {sandboxCredentials, type SandboxCredentials} from '../local-sandbox/credentials.js'
 import {notADuration, parseDuration} from '../protocol/duration.js'
 import type {GatewayOrderResult, NormalPayOrderResult, RefundRecord, TransferOrderResult} from '../protocol/answers.js'

@@ -81,7 +81,10 @@ const SIGNED_CALL_MODULES = [
   ...SIGNATURE_MODULES.filter((name) => name !== 'cli/input.js'),
   'client/http.js',
   'client/pipeline.js',
-  'local-sandbox/control.js',
+  'local-sandbox/lifecycle.js',
+  'local-sandbox/liveness.js',
+  'local-sandbox/location.js',
+  'local-sandbox/start-lock.js',
   'profiles/resolve.js',
   'protocol/diagnose.js',
   'protocol/enums.js',
@@ -91,6 +94,7 @@ const SIGNED_CALL_MODULES = [
   'protocol/foreign-input.js',
   'protocol/local-sandbox.js',
   'protocol/time.js',
+  'services/call.js',
   'services/pay.js',
 ]
 

@@ -2,7 +2,7 @@
 // and a batch journal's lock.
 import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {processAlive, processStart} from '../../src/local-sandbox/control.js'
+import {processAlive, processStart} from '../../src/local-sandbox/liveness.js'
 
 describe('processAlive', () => {
   it('is true for a running process, and for it with the start time it was recorded with', () => {

@@ -5,7 +5,7 @@
 import {randomBytes} from 'node:crypto'
 import {linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {UsageError} from '../../errors.js'
-import {modifiedMs, processAlive, processStart} from '../../local-sandbox/control.js'
+import {modifiedMs, processAlive, processStart} from '../../local-sandbox/liveness.js'
 import {refusal} from './journal.js'
 
 /** Who holds a journal's lock: a process, and when and as what it took it. */
