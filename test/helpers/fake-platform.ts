@@ -27,7 +27,15 @@ export interface FakePlatform {
 }
 
 export async function fakePlatform(): Promise<FakePlatform> {
-  let server: Server
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (d: Buffer) => chunks.push(d))
+    req.on('end', () => {
+      fake.hits++
+      res.writeHead(200, {'content-type': 'application/json'})
+      res.end(fake.respond(JSON.parse(Buffer.concat(chunks).toString('utf8')), req.url ?? ''))
+    })
+  })
   const fake: FakePlatform = {
     url: '',
     hits: 0,
@@ -37,15 +45,6 @@ export async function fakePlatform(): Promise<FakePlatform> {
       await new Promise((resolve) => server.close(resolve))
     },
   }
-  server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (d: Buffer) => chunks.push(d))
-    req.on('end', () => {
-      fake.hits++
-      res.writeHead(200, {'content-type': 'application/json'})
-      res.end(fake.respond(JSON.parse(Buffer.concat(chunks).toString('utf8')), req.url ?? ''))
-    })
-  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return fake
