@@ -198,3 +198,34 @@ describe('a write that fails once the run has begun', () => {
     expect(mine.every((t) => t.submissions === 1)).toBe(true)
   }, 120_000)
 })
+
+describe('a request that never left the machine', () => {
+  const rows = (n: number) => operatorFile(`channel,payeeType,payeeAccount,amount\n${Array.from({length: n}, (_, i) => `walletB,user_id,u${i},${100 + i}`).join('\n')}\n`)
+
+  for (const [name, url, why] of [
+    ['refused', 'http://127.0.0.1:9', 'connect ECONNREFUSED 127.0.0.1:9'],
+    ['unresolved', 'http://unipay-test.invalid', 'getaddrinfo'],
+  ] as const) {
+    it(`is "not sent", never "unknown" (${name}): the summary says nothing was sent, and --out and the JSON lines hold every row of the file with its outcome`, async () => {
+      await fakeProfile(c, name, url)
+      const file = rows(100)
+      const out = join(c.dir, `${name}-results.csv`)
+      const run = await c.run(['transfer', 'batch', file, '--profile', name, '--yes', '--out', out])
+      expect(run.code, run.stderr).toBe(4)
+      expect(run.stderr).toContain('sent 0 of 100 rows, 0.00 of 149.50 yuan: 0 success, 0 processing, 0 failed, 0 unknown')
+      expect(run.stderr).toContain('platform unreachable: nothing more was sent (100 rows not sent)')
+      const written = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
+      expect(written.map((r) => Number(r[0]))).toEqual(Array.from({length: 100}, (_, i) => i + 2))
+      expect(written.map((r) => r[4])).toEqual(Array(100).fill('not sent'))
+      expect(written[0][7]).toContain(`not sent: could not reach ${url}: ${why}`)
+      const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as {line: number; outcome: string})
+      expect(lines.map((l) => l.line).sort((a, b) => a - b)).toEqual(Array.from({length: 100}, (_, i) => i + 2))
+      expect(new Set(lines.map((l) => l.outcome))).toEqual(new Set(['not sent']))
+      // nothing to look up: status asks the platform nothing and names every row as never sent
+      const status = await c.run(['transfer', 'batch', 'status', file, '--profile', name])
+      expect(status.code, status.stderr).toBe(5)
+      expect(status.stderr).toContain('100 rows: 0 success, 0 processing, 0 failed, 0 unknown')
+      expect(status.stderr).toContain('100 rows were never sent; finish with: unipay transfer batch')
+    }, 60_000)
+  }
+})

@@ -10,7 +10,7 @@ import {checkReadable, readRows, type FileRow} from '../files/reader.js'
 import {Health, walkRows, type StopReason} from '../files/walk.js'
 import {derivedBizTransferNo, rowFields, validateBatch, type Plan, type RowProblem} from './file.js'
 import {followPending} from './following.js'
-import {applyResult, checkRunFiles, checkSamePlatform, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
+import {applyResult, checkRunFiles, checkSamePlatform, openJournal, priorRun, tallyOf, type PriorRun, type RowReport, type RowResult, type Tally, type UnsentRow} from './journal.js'
 import {writeResults} from './results.js'
 import {settleRow} from './settle.js'
 
@@ -54,7 +54,8 @@ interface RunOptions {
   /** Something the user should know that is no problem (a lock taken over from a process that is gone). */
   onNotice?: (message: string) => void
   onStart?: (plan: Plan, previouslyDone: number, state: 'fresh' | 'resume' | 'done') => void
-  onRow?: (result: RowResult) => void
+  /** Each row this run settles or does not send, as it happens. */
+  onRow?: (result: RowReport) => void
   onWait?: (processing: number) => void
 }
 
@@ -110,7 +111,7 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   const runId = fresh ? (options.again ? randomBytes(8).toString('hex') : undefined) : previous.start?.runId
   const state = previous
   if (fresh) {
-    state.start = {type: 'start', fileSha256: plan.fileSha256, rows: plan.rows, mchNo: client.mchNo, baseUrl: client.baseUrl, outFile: options.outFile, at: new Date().toISOString(), runId, flags: options.flags}
+    state.start = {type: 'start', fileSha256: plan.fileSha256, rows: plan.rows, mchNo: client.mchNo, baseUrl: client.baseUrl, outFile: options.outFile, at: new Date().toISOString(), runId, flags: options.flags, defaults: options.defaults}
     log.write(state.start)
   }
   const previouslyDone = previous.done
@@ -119,15 +120,32 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   const inFlight = new Map<number, Omit<RowResult, 'outcome'>>()
   const health = new Health(options.signal)
 
-  const sendRow = async (row: FileRow) => {
+  /** A row's number, payee and amount as this run sends it. */
+  const rowBase = (row: FileRow) => {
     const {fields} = rowFields(row.record, options.defaults)
     fields.bizTransferNo ??= derivedBizTransferNo(plan.fileSha256, row.index, runId)
-    const base = {index: row.index, line: row.line, bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel), amount: Number(fields.amount)}
+    return {fields, base: {index: row.index, line: row.line, bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel), amount: Number(fields.amount)}}
+  }
+  let notSent = 0
+  const unsent = (row: UnsentRow) => {
+    notSent++
+    options.onRow?.(row)
+  }
+
+  const sendRow = async (row: FileRow) => {
+    const {fields, base} = rowBase(row)
     const mayHaveLanded = state.unresolved.has(row.index)
     if (!mayHaveLanded) log.write({type: 'sending', ...base})
     inFlight.set(row.index, base)
-    const result: RowResult = {...base, ...(await settleRow(client, fields, mayHaveLanded, health))}
+    const settled = await settleRow(client, fields, mayHaveLanded, health)
     inFlight.delete(row.index)
+    if (settled.outcome === 'not sent') {
+      // its "sending" line is answered: nothing to look up, --resume sends it
+      const report: UnsentRow = {...base, ...settled}
+      log.later({type: 'unsent', ...report})
+      return unsent(report)
+    }
+    const result: RowResult = {...base, ...settled}
     if (result.outcome === 'unknown') unknownRows.push(result)
     else {
       // a lost success or processing line is looked up on --resume; a failure (perhaps a row
@@ -139,7 +157,6 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
     options.onRow?.(result)
   }
 
-  let notSent = 0
   /** The rows this run has to send: those with no result yet. */
   async function* toSend() {
     for await (const batch of readRows(file)) yield batch.filter((item): item is FileRow => 'record' in item && !state.finished.has(item.index))
@@ -149,8 +166,9 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
       concurrency: options.concurrency,
       health,
       work: sendRow,
+      // reached once the run had to stop: not sent (rows an earlier run sent stay unknown, below)
       skipped: (row) => {
-        if (!state.unresolved.has(row.index)) notSent++
+        if (!state.unresolved.has(row.index)) unsent({...rowBase(row).base, outcome: 'not sent', message: `not sent: the run stopped (${health.stopped === 'interrupted' ? 'interrupted' : 'the platform could not be reached'}) before this row`})
       },
       drainMs: DRAIN_MS,
     })
@@ -170,6 +188,6 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
     log.close()
   }
   const tally = tallyOf(state, journal, unknownRows, options.outFile)
-  const unwritten = options.outFile ? await writeResults(journal, tally.rows, unknownRows, options.outFile) : undefined
+  const unwritten = options.outFile ? await writeResults(journal, tally.rows, unknownRows, options.outFile, {file, defaults: options.defaults, fileSha256: plan.fileSha256, runId}) : undefined
   return {...plan, ...tally, previouslyDone, stopped: health.stopped, notSent, archived, ...(runId ? {runId} : {}), ...(unwritten ? {unwritten} : {})}
 }
