@@ -13,13 +13,14 @@ import {lookUp, sameRow} from './settle.js'
 /**
  * Re-queries rows until none is processing or the deadline passes, with backoff between rounds
  * (1 s doubling to 30 s). Changed rows are journalled. One round when the deadline is now.
- * `onWait` hears how many rows are processing: first, then whenever that number goes down.
+ * `onWait` hears how many rows are processing: first, then whenever that number goes down;
+ * `onSettled` hears each row that changed.
  */
 export async function followPending(
   client: ClientConfig,
   state: JournalState,
   log: BatchLog,
-  options: {deadline: number; concurrency: number; signal?: AbortSignal; onWait?: (processing: number) => void},
+  options: {deadline: number; concurrency: number; signal?: AbortSignal; onWait?: (processing: number) => void; onSettled?: (result: RowResult) => void},
 ): Promise<void> {
   let delay = 1000
   let told: number | undefined
@@ -35,6 +36,7 @@ export async function followPending(
         const result: RowResult = {...row, ...sameRow(found, row), ...(found.outcome === 'fail' && !found.message ? {message: 'failed after it was accepted'} : {})}
         log.write({type: 'result', ...result})
         applyResult(state, result)
+        options.onSettled?.(result)
       }
     }
     await Promise.all(Array.from({length: Math.min(options.concurrency, rows.length)}, worker))

@@ -54,8 +54,13 @@ interface RunOptions {
   /** Something the user should know that is no problem (a lock taken over from a process that is gone). */
   onNotice?: (message: string) => void
   onStart?: (plan: Plan, previouslyDone: number, state: 'fresh' | 'resume' | 'done') => void
-  /** Each row this run settles or does not send, as it happens. */
+  /**
+   * Each row of this run, once: as it is settled or not sent; with --wait, a row left processing
+   * once it is final, or with its state when the wait ends.
+   */
   onRow?: (result: RowReport) => void
+  /** A row of this run has its outcome from the sending (processing included): for a progress bar. */
+  onSent?: () => void
   onWait?: (processing: number) => void
 }
 
@@ -129,7 +134,15 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   let notSent = 0
   const unsent = (row: UnsentRow) => {
     notSent++
+    options.onSent?.()
     options.onRow?.(row)
+  }
+  /** Rows of this run left processing, whose line waits for the end of --wait. */
+  const followed = new Set<number>()
+  const report = (result: RowResult) => {
+    options.onSent?.()
+    if (result.outcome === 'processing' && options.waitMs) followed.add(result.index)
+    else options.onRow?.(result)
   }
 
   const sendRow = async (row: FileRow) => {
@@ -154,7 +167,7 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
       else log.later({type: 'result', ...result})
       applyResult(state, result)
     }
-    options.onRow?.(result)
+    report(result)
   }
 
   /** The rows this run has to send: those with no result yet. */
@@ -183,7 +196,17 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
         unknownRows.push({index, line: entry.line ?? 0, bizTransferNo: entry.bizTransferNo, channel: entry.channel ?? '', amount: entry.amount ?? 0, outcome: 'unknown', message: 'sent by an earlier run, outcome unknown: not looked up by this one'})
       }
     }
-    if (!health.stopped && options.waitMs) await followPending(client, state, log, {deadline: Date.now() + options.waitMs, concurrency: options.concurrency, signal: options.signal, onWait: options.onWait})
+    if (!health.stopped && options.waitMs) {
+      const onSettled = (result: RowResult) => {
+        if (followed.delete(result.index)) options.onRow?.(result)
+      }
+      await followPending(client, state, log, {deadline: Date.now() + options.waitMs, concurrency: options.concurrency, signal: options.signal, onWait: options.onWait, onSettled})
+    }
+    // rows still processing when the wait ends (or the run stopped first): their state now
+    for (const index of followed) {
+      const row = state.pending.get(index)
+      if (row) options.onRow?.(row)
+    }
   } finally {
     log.close()
   }
