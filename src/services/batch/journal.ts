@@ -281,7 +281,7 @@ function alreadyPaid(file: string, journal: string, state: JournalState): UsageE
 }
 
 /** Why a run cannot start, with the facts a command turns into the command line that goes on. */
-export function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run', message: string, details: Record<string, unknown>): UsageError {
+function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run', message: string, details: Record<string, unknown>): UsageError {
   const error = new UsageError(message)
   error.details = {reason, ...details}
   return error
