@@ -113,6 +113,8 @@ export class PayService {
   private expiryTimer: NodeJS.Timeout | undefined
   /** Told of every order event once stored: the compatibility module sends its easy_pay notification from here. */
   readonly listeners: ((order: PayOrder, event: string) => void)[] = []
+  /** Asked before the payer pays an auto-routed order with a wallet; one may refuse it (the compatibility module's orders take only the wallets it has words for). */
+  readonly walletChecks: ((order: PayOrder, wallet: string) => void)[] = []
 
   constructor(private readonly deps: PayDeps) {
     for (const order of deps.store.values<PayOrder>('payOrders')) {
@@ -278,12 +280,12 @@ export class PayService {
   }
 
   /** The payer's side, played by `sandbox pay`. */
-  payerPays(orderRef: string, outcome: 'success' | 'fail', wallet?: string): PayOrder {
+  payerPays(orderRef: string, outcome: 'success' | 'fail', wallet = 'walletA'): PayOrder {
     const found = this.findAnyMerchant(orderRef)
     if (!OPEN.includes(found.status)) fail(20044, `order ${found.orderNo} is ${found.status}, so it cannot be paid`)
     // the wallet the payer picked goes into the stored order only with the payment itself
-    const chosen = wallet ?? 'walletA'
-    const order = found.channel === 'aggregate' ? {...found, channel: chosen, provider: chosen.toUpperCase()} : found
+    if (found.channel === 'aggregate') for (const check of this.walletChecks) check(found, wallet)
+    const order = found.channel === 'aggregate' ? {...found, channel: wallet, provider: wallet.toUpperCase()} : found
     return outcome === 'success' ? this.settlePaid(order) : this.finish(order, 'fail', 'the payer\'s payment failed (sandbox)')
   }
 
