@@ -1,13 +1,14 @@
-// Payment orders: creation with idempotent bizOrderNo, method resolution (barcode prefixes,
-// auto-routing), close/cancel, expiry and the payer's moves. What each method gives the payer
-// (its payBody) is pay-body.ts.
+// Payment orders: creation with idempotent bizOrderNo, close/cancel, expiry and the payer's
+// moves. Which method a request asks for is pay-method.ts; what each method gives the payer (its
+// payBody) is pay-body.ts.
 import {randomBytes} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
-import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
+import type {PayBodyType, PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {DueQueue} from './due.js'
 import {payBody} from './pay-body.js'
+import {resolveMethod} from './pay-method.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
 import type {Store} from './store.js'
@@ -375,26 +376,3 @@ export class PayService {
 
 const sharedSpace = (bizOrderNo: string, holder: string) =>
   `bizOrderNo ${bizOrderNo} is already used by ${holder}: pay orders and gateway orders share one bizOrderNo space per merchant`
-
-/**
- * "When channelMchNo and capability are specified, method can be inferred from capability"
- * (spec): a capability naming a PayMethodEnum value is the method. Done before the field
- * checks, so that the inferred method's own rules (openId, authCode) apply.
- */
-export function inferMethodFromCapability(body: Record<string, unknown>): void {
-  if (body.method || typeof body.capability !== 'string' || !body.channelMchNo) return
-  if (!(PAY_METHODS as readonly string[]).includes(body.capability)) {
-    fail(10506, `capability: ${body.capability} names no PayMethodEnum value, so no method can be inferred from it; give method`)
-  }
-  body.method = body.capability
-}
-
-/** Method from the request: explicit, from the barcode prefix, or auto-routed to aggregate QR. */
-function resolveMethod(request: PayRequest): string {
-  if (request.method) return request.method
-  if (request.authCode) {
-    const wallet = walletFromBarcode(request.authCode)
-    return wallet ? `${wallet}_barcode` : fail(10506, 'authCode: unknown barcode prefix')
-  }
-  return 'aggregate_pay_qrcode'
-}

@@ -115,7 +115,7 @@ describe('requests as real clients send them', () => {
     try {
       const pem = readFileSync(own.sandbox.runtime.merchant.privateKeyFile, 'utf8')
       const set = await own.post('/_sandbox/merchants/settings', {mchNo: 'M1000000001', allocAmountUnit: 'cents'})
-      expect(set.body).toEqual({mchNo: 'M1000000001', allocAmountUnit: 'cents'})
+      expect(set.body).toEqual({mchNo: 'M1000000001', allocAmountUnit: 'cents', epayV1Md5KeyFile: own.sandbox.runtime.merchant.md5KeyFile})
       expect((await own.post('/_sandbox/merchants/settings', {mchNo: 'M1000000001', allocAmountUnit: 'fen'})).status).toBe(400)
       await own.post('/_sandbox/receivers', {mchNo: 'M1000000001', receiverType: 'MERCHANT_ID', receiverAccount: '1900000109', receiverName: 'Shop Ltd'})
       const paid = await own.send(endpoints.pay, {bizOrderNo: unique('B'), title: 'Split', amount: 1000, authCode: '134567890123456789', allocation: true})
