@@ -64,7 +64,7 @@ export class Faults {
 }
 
 /** A whole answer, as a call's handler makes it. */
-export interface CallAnswer {
+interface CallAnswer {
   status: number
   headers: Record<string, string>
   body: string

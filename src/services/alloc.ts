@@ -82,7 +82,7 @@ interface SandboxWhere {
 }
 
 /** The unit receiver amounts go in, and why it may be wrong. */
-export interface AllocUnit {
+interface AllocUnit {
   unit: AllocAmountUnit
   /** A profile whose unit is not the one the local sandbox reads for its merchant. */
   warning?: string
@@ -94,7 +94,7 @@ export interface AllocUnit {
  * its own (default yuan, the spec's), and when it talks to a local sandbox whose merchant reads
  * the other unit, a warning says so: 2.00 yuan sent to a cents merchant is 2 cents.
  */
-export async function allocAmountUnit(profile: ResolvedProfile, {home, env}: SandboxWhere): Promise<AllocUnit> {
+async function allocAmountUnit(profile: ResolvedProfile, {home, env}: SandboxWhere): Promise<AllocUnit> {
   const own = profile.settings.allocAmountUnit ?? 'yuan'
   const {baseUrl, mchNo} = profile.settings
   const sandbox = profile.environment === 'local' ? profile.sandbox : baseUrl && profile.environment !== 'production' ? await sandboxAt(baseUrl, home, env) : undefined
