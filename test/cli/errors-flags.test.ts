@@ -41,6 +41,19 @@ describe('flags', () => {
   })
 })
 
+describe('oclif\'s own messages on a terminal', () => {
+  it('print clean: a forgotten flag, flags that exclude each other (oclif dims them; the escapes showed as text)', async () => {
+    for (const [args, message] of [
+      [['mch', 'login'], 'Error: Missing required flag account\n'],
+      [['verify', '--data', '{}', '--request', '--callback'], 'Error: --callback=true cannot also be provided when using --request\n'],
+    ] as const) {
+      const t = terminal([...args], {env: c.env})
+      expect(await t.exited, args.join(' ')).toBe(2)
+      expect(t.output(), args.join(' ')).toBe(message)
+    }
+  })
+})
+
 describe('keys generate', () => {
   it('says where it wrote the files; piped, only labelled lines', async () => {
     const result = await c.run(['keys', 'generate', '--name', 'shop'])
