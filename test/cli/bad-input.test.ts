@@ -80,7 +80,15 @@ function cases(): Case[] {
   ]) all.push([pay('--amount', amount), `--amount: ${amount === '0' || amount === '10000000000' ? message : `"${amount}" ${message}`}`])
   for (const yuan of ['1.234', '-1', 'abc', '1e2', '.5', '1.', '1,00', '¥1', '']) all.push([pay('--yuan', yuan), `--yuan: "${yuan}" is not an amount in yuan with at most 2 decimals`])
   all.push(
-    [pay('--yuan', '0'), '--amount: must be at least 1'],
+    // --yuan's limits are named for --yuan, in yuan (the endpoint's rule names --amount, in cents)
+    [pay('--yuan', '0'), '--yuan: must be at least 0.01 yuan'],
+    [pay('--yuan', '100000000'), '--yuan: must be at most 99999999.99 yuan'],
+    [pay('--yuan', `1${'0'.repeat(5000)}`), '--yuan: must be at most 99999999.99 yuan'],
+    [['gateway', 'prepay', '--type', 'cashier', '--title', 'T', '--yuan', '100000000'], '--yuan: must be at most 99999999.99 yuan'],
+    [['refund', 'create', '--biz-order-no', 'B', '--yuan', '0'], '--yuan: must be at least 0.01 yuan'],
+    [['refund', 'create', '--biz-order-no', 'B', '--yuan', '100000000'], '--yuan: must be at most 99999999.99 yuan'],
+    [['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM', '--payee-type', 'user_id', '--payee-account', '2088', '--yuan', '100000000.01'], '--yuan: must be at most 100000000.00 yuan'],
+    [['sandbox', 'balance', '--set-yuan', '99999999999999999999'], '--set-yuan: must be at most 90071992547409.91 yuan'],
     [pay('--amount', '1', '--yuan', '1'), 'give --amount (cents) or --yuan, not both'],
     [pay(), '--amount: is required'],
     [['pay', 'create', '--title', long(101), '--amount', '1'], '--title: must be at most 100 characters'],
@@ -194,6 +202,7 @@ function cases(): Case[] {
     ['@BAD_JSONL', 'line 1: not JSON'],
     ['@BAD_JSONL', 'line 2: not a JSON object'],
     ['@BAD_JSONL', 'line 3: yuan: "0.001" is not an amount in yuan'],
+    ['@BAD_JSONL', 'line 4: yuan: must be at most 100000000.00 yuan'],
   ] as const) all.push([['transfer', 'batch', file, '--channel-mch-no', 'CM'], message])
   all.push([['transfer', 'batch', '@BAD_ROWS', '--dry-run', '--channel-mch-no', 'CM'], 'nothing would be sent'], [['transfer', 'batch', '@BAD_ROWS', '--concurrency', '0'], 'Expected an integer greater than or equal to 1'])
   // 6. signing tools and keys
@@ -237,6 +246,9 @@ function cases(): Case[] {
     [['profile', 'set', 'environment', 'local', '--profile', 'counter'], 'environment "local" is reserved'],
     [['profile', 'set', 'allocAmountUnit', 'fen', '--profile', 'counter'], 'allocAmountUnit must be one of: yuan, cents'],
     [['profile', 'set', 'baseUrl', '--profile', 'counter'], 'give a value for baseUrl'],
+    // unset as set: a name that is no setting is refused, whatever is done with it
+    [['profile', 'set', 'nonsense', '--unset', '--profile', 'counter'], 'unknown setting "nonsense"; settings: environment, baseUrl'],
+    [['profile', 'set', '__proto__', '--unset', '--profile', 'counter'], 'unknown setting "__proto__"'],
     [['profile', 'set', 'baseUrl', 'https://x.example', '--profile', 'ghost'], 'no profile named "ghost"'],
     [['profile', 'set', 'baseUrl', 'https://x.example', '--profile', 'local'], 'the built-in local profile cannot be changed'],
     [['pay', 'create', '--title', 'x', '--amount', '1', '--profile', 'ghost'], 'no profile named "ghost"'],
@@ -416,7 +428,7 @@ beforeAll(async () => {
   writeFileSync(f('ragged.csv'), 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088,1,extra,more\n')
   writeFileSync(f('bad-rows.csv'), 'channel,payeeType,payeeAccount,amount,colour\nwalletZ,user_id,2088,1,\nwalletB,user_id,2088,1.5,\nwalletB,openid,o,1,\nwalletB,user_id,2088,1,red\n')
   writeFileSync(f('dup-keys.csv'), 'channel,bizTransferNo,payeeType,payeeAccount,amount\nwalletB,K1,user_id,2088a,100\nwalletB,K1,user_id,2088b,5000\n')
-  writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n')
+  writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"100000000.01"}\n')
   writeFileSync(f('receivers.txt'), '"unclosed,quote\nrow')
   const {port} = server.address() as AddressInfo
   const added = await c.run(['profile', 'add', 'counter', '--base-url', `http://127.0.0.1:${port}`, '--mch-no', 'M1', '--private-key-file', f('private.pem')])
@@ -434,7 +446,7 @@ const FILES: Record<string, string> = {
   '@EC_PUBLIC': 'ec-public.pem', '@ED_PUBLIC': 'ed-public.pem', '@SHORT_PUBLIC': 'short-public.pem', '@A_FILE': 'a-file', '@A_FILE_SUB': 'a-file/sub',
   '@UNCLOSED': 'unclosed.csv', '@RAGGED': 'ragged.csv', '@BAD_ROWS': 'bad-rows.csv', '@BAD_JSONL': 'bad.jsonl', '@BAD_RECEIVERS': 'receivers.txt', '@DUP_KEYS': 'dup-keys.csv',
 }
-const resolveFiles = (args: string[]) => args.map((a) => (FILES[a] ? f(FILES[a]) : a))
+const resolveFiles = (args: string[]) => args.map((a) => (Object.hasOwn(FILES, a) ? f(FILES[a]) : a))
 
 describe('the bad-input campaign', () => {
   const all = cases()

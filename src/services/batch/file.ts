@@ -5,8 +5,8 @@ import {accessSync, closeSync, constants, createReadStream, existsSync, openSync
 import {createInterface} from 'node:readline'
 import {InterruptedError, readProblem, UsageError} from '../../errors.js'
 import {closest} from '../../protocol/closest.js'
-import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
-import {checkRules, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
+import {MoneyFormatError, yuanToCentsWithin} from '../../protocol/money.js'
+import {checkRules, MAX_TRANSFER_CENTS, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
 import {counted} from '../../protocol/plural.js'
 import {PLAN_COLUMNS, writeCsv} from './results.js'
 
@@ -154,7 +154,7 @@ export function rowFields(record: Record<string, unknown>, defaults: Record<stri
   if (fields.amount !== undefined && fields.yuan !== undefined) problems.push({field: 'amount', message: 'give amount (cents) or yuan, not both'})
   else if (fields.yuan !== undefined) {
     try {
-      fields.amount = yuanToCents(String(fields.yuan))
+      fields.amount = yuanToCentsWithin(String(fields.yuan), 1, MAX_TRANSFER_CENTS)
     } catch (error) {
       problems.push({field: 'yuan', message: (error as MoneyFormatError).message})
     }
