@@ -178,13 +178,20 @@ export abstract class EpayCommand extends BaseCommand {
   }
 }
 
-/** Parameters of the module from --data: a JSON object (scalars as written, nested values left out) or a query string or URL. */
-export function readEpayParams(value: string, flag = '--data'): Record<string, string> {
+/**
+ * Parameters of the module from --data: a JSON object (scalars as written) or a query string or
+ * URL. `nested`: the JSON's nested values by name (an answer's `data`), which no epay signature
+ * covers, so they are left out.
+ */
+export function readEpayParams(value: string, flag = '--data'): {params: Record<string, string>; nested: string[]} {
   const text = readText(value, flag).replace(/^\uFEFF/, '').trim()
-  if (!text.startsWith('{')) return parseEasyPayInput(text)
+  if (!text.startsWith('{')) return {params: parseEasyPayInput(text), nested: []}
+  let body: JsonObject
   try {
-    return scalarFields(parseJsonObject(text))
+    body = parseJsonObject(text)
   } catch (error) {
     throw new UsageError(`${flag}: not a JSON object: ${(error as Error).message}`)
   }
+  const params = scalarFields(body)
+  return {params, nested: Object.keys(body).filter((key) => !Object.hasOwn(params, key) && body[key] !== null)}
 }
