@@ -14,7 +14,7 @@ import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../proto
 import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLET_VALUES, scalarFields} from '../protocol/epay-api.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
-import {apiFlags, BaseCommand, type DryRun, type Flag, Flags, profileFlags} from './base.js'
+import {apiFlags, BaseCommand, callFlags, type DryRun, type Flag, Flags, profileFlags} from './base.js'
 import {readMd5KeyFile, readText} from './input.js'
 
 const md5KeyFileFlag = Flags.string({
@@ -39,12 +39,12 @@ export const v1Flags = {
   profile: profileFlags.profile,
   'base-url': profileFlags['base-url'],
   'md5-key-file': md5KeyFileFlag,
-  'dry-run': apiFlags['dry-run'],
-  timeout: apiFlags.timeout,
+  'dry-run': callFlags['dry-run'],
+  timeout: callFlags.timeout,
 }
 
-/** V2: RSA with the merchant key, answers verified with the platform key. */
-export const v2Flags = {...apiFlags}
+/** V2: RSA with the merchant key, answers verified with the platform key; no channel merchant number. */
+export const v2Flags = {...callFlags}
 
 /** create and submit of V2: type and method in the spec's sense (the profile may swap them on the wire). */
 export const v2OrderFlags = {

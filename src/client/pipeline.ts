@@ -16,6 +16,7 @@ export interface ClientConfig {
   baseUrl: string
   mchNo?: string
   appId?: string
+  /** --channel-mch-no: signed into every call of the run (direct routing); never the profile's. */
   channelMchNo?: string
   privateKey?: KeyObject
   platformKey?: KeyObject
@@ -107,7 +108,7 @@ export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, '
   Object.assign(body, {
     mchNo: config.mchNo,
     appId: config.appId || undefined,
-    // a transfer names its channel merchant itself; otherwise the profile's applies
+    // a transfer names its channel merchant itself; another call only when --channel-mch-no asks
     channelMchNo: body.channelMchNo ?? (config.channelMchNo || undefined),
     reqId: newReqId(now, random.slice(0, 12)),
     nonceStr: random.slice(12),

@@ -74,7 +74,7 @@ describe('a production transfer', () => {
     const transfer = ['transfer', '--profile', 'prod', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088', '--amount', '100']
     const missing = await c.run(transfer)
     expect(missing.code).toBe(2)
-    expect(missing.stderr).toContain('--channel-mch-no: is required')
+    expect(missing.stderr).toContain('--channel-mch-no: is required\ngive --channel-mch-no, or set the profile\'s, which every transfer then uses: unipay profile set channelMchNo CHANNEL_MCH_NO --profile prod\n')
     expect(missing.stderr).not.toContain('--yes')
     // with every field right, it is --yes that is missing
     const unconfirmed = await c.run([...transfer, '--channel-mch-no', 'CM1'])

@@ -131,7 +131,7 @@ function headerProblems(header: Header, defaults: Record<string, unknown>): {pro
   for (const field of REQUIRED_COLUMNS) {
     const given = columns.includes(field) || (field === 'amount' && columns.includes('yuan')) || defaults[field] !== undefined
     if (given) continue
-    const flag = {channel: ' (or --channel)', channelMchNo: ' (or --channel-mch-no)'}[field] ?? ''
+    const flag = {channel: ' (or --channel)', channelMchNo: ' (or --channel-mch-no, or the profile\'s: unipay profile set channelMchNo CHANNEL_MCH_NO)'}[field] ?? ''
     problems.push({line: 1, field, message: `no ${field === 'amount' ? 'amount (or yuan)' : field} column${flag}: every row needs one`})
     fields.add(field)
   }
