@@ -146,10 +146,13 @@ export abstract class EpayCommand extends BaseCommand {
     return this.emitAnswer<T>(data, () => human(data ?? null, body), {response: body, ...extra})
   }
 
-  /** An order's data as rows; for a create the payment link and payBody rendered by its type. */
+  /**
+   * An order's or refund's data as rows, money in yuan as the module speaks it (its data holds
+   * cents); for a create the payment link and payBody rendered by its type.
+   */
   protected async renderOrder(data: unknown, body: JsonObject, created: boolean): Promise<void> {
     const plain = toPlain(data) as Record<string, unknown> | null
-    const rows = recordRows(plain ?? {}, created ? ['payBody'] : [])
+    const rows = recordRows(plain ?? {}, created ? ['payBody'] : [], {inYuan: true})
     if (created && typeof body.payurl === 'string') rows.push(['payurl', body.payurl])
     // what was refunded (yuan), a flat field with no counterpart in data; absent until a refund
     const {refundmoney} = scalarFields(body)
