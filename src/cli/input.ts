@@ -92,7 +92,7 @@ export function readEndpointData(value: string | undefined, endpoint: Pick<CallE
   ]
   if (problems.length === 0) return data
   const error = new UsageError(`--data: ${problems.join('; ')}`)
-  error.hint = `to send a body as you wrote it, use: unipay api ${endpoint.path} --data ...`
+  error.hint = `to send a body as you wrote it, use: unipay api ${endpoint.path} --data ... (add --unchecked, on a sandbox profile, to send even what the spec's rules refuse)`
   throw error
 }
 
