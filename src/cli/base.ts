@@ -214,11 +214,24 @@ export abstract class BaseCommand extends Command {
    */
   protected async confirmMoney(profile: ResolvedProfile, what: string, yes: boolean | undefined, signal?: AbortSignal): Promise<void> {
     if (profile.environment !== 'production' || yes) return
-    if (!this.io.stdinTty) throw new UsageError(`${what} moves real money on production profile ${profile.name}: pass --yes to confirm`)
+    await this.confirmOrYes({
+      question: `${what} on PRODUCTION (${profile.name})?`,
+      withoutTerminal: `${what} moves real money on production profile ${profile.name}: pass --yes to confirm`,
+      notDone: 'not confirmed; nothing was sent',
+      signal,
+    })
+  }
+
+  /**
+   * Before what cannot be undone: asks on a terminal (no is the default), else refuses with
+   * `withoutTerminal`, which names --yes. A command calls it only when --yes was not given.
+   */
+  protected async confirmOrYes({question, withoutTerminal, notDone, signal}: {question: string; withoutTerminal: string; notDone: string; signal?: AbortSignal}): Promise<void> {
+    if (!this.io.stdinTty) throw new UsageError(withoutTerminal)
     const {confirm} = await import('@inquirer/prompts')
     // a signal handled by the command (SIGTERM from a supervisor) ends the question too
-    const confirmed = await this.prompt(() => confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal}), 'not confirmed; nothing was sent', signal)
-    if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
+    const confirmed = await this.prompt(() => confirm({message: question, default: false}, {signal}), notDone, signal)
+    if (!confirmed) throw new UsageError(notDone)
   }
 
   /**
