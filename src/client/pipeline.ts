@@ -43,7 +43,7 @@ const MCH_NO_NOT_YET_KNOWN = 'M0'
  * given (`api --unchecked`, to a sandbox only): no rule applied, and a common field given (a stale
  * reqTime, a reused reqId) sent instead of a fresh one. It is signed either way.
  */
-export interface BodyOptions {
+interface BodyOptions {
   unchecked?: boolean
 }
 

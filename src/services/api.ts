@@ -8,7 +8,7 @@ import {endpointForPath} from '../protocol/endpoints.js'
 import type {Environment} from '../profiles/model.js'
 import type {CallOptions} from './call.js'
 
-export interface ApiOptions extends CallOptions {
+interface ApiOptions extends CallOptions {
   rawPath?: boolean
   /** Sign and send the fields exactly as given, rules not applied: to see how a server answers them. */
   unchecked?: {environment: Environment; profile: string}
