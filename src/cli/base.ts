@@ -32,7 +32,8 @@ export const profileFlags = {
   'platform-public-key': Flags.string({description: 'platform public key file, instead of the profile\'s', helpGroup: 'PROFILE'}),
 }
 
-export const apiFlags = {
+/** What every call of the platform takes (the compatibility module's too). */
+export const callFlags = {
   ...profileFlags,
   'dry-run': Flags.boolean({description: 'print the signed request without sending it'}),
   timeout: Flags.integer({description: 'seconds to wait for each answer', min: 1, default: 15}),
@@ -41,6 +42,16 @@ export const apiFlags = {
     default: true,
     allowNo: true,
   }),
+}
+
+/**
+ * A /unipay/* call: the above, and the channel merchant number of direct routing, a common field
+ * the spec leaves empty for normal routing. The profile's channelMchNo is a transfer's default
+ * (transfers need one), so no other call signs it unless asked to with this flag.
+ */
+export const apiFlags = {
+  ...callFlags,
+  'channel-mch-no': Flags.string({description: 'channel merchant number, for direct routing (empty for normal routing; the profile\'s is used by transfers only)'}),
 }
 
 export type Flag<T extends Interfaces.FlagInput> = Interfaces.InferredFlags<T>
@@ -165,12 +176,12 @@ export abstract class BaseCommand extends Command {
       baseUrl: resolved.settings.baseUrl ?? '',
       mchNo: resolved.settings.mchNo,
       appId: resolved.settings.appId,
-      channelMchNo: resolved.settings.channelMchNo,
       privateKey: resolved.privateKey,
       platformKey: resolved.platformKey,
     })
     const client: ClientConfig = {
       ...settings(profile),
+      channelMchNo: flags['channel-mch-no'],
       verify: flags.verify !== false,
       timeoutMs: (flags.timeout ?? 15) * 1000,
       debug: this.debugging ? (line) => this.io.err(`[debug] ${line}`) : undefined,
@@ -204,11 +215,24 @@ export abstract class BaseCommand extends Command {
    */
   protected async confirmMoney(profile: ResolvedProfile, what: string, yes: boolean | undefined, signal?: AbortSignal): Promise<void> {
     if (profile.environment !== 'production' || yes) return
-    if (!this.io.stdinTty) throw new UsageError(`${what} moves real money on production profile ${profile.name}: pass --yes to confirm`)
+    await this.confirmOrYes({
+      question: `${what} on PRODUCTION (${profile.name})?`,
+      withoutTerminal: `${what} moves real money on production profile ${profile.name}: pass --yes to confirm`,
+      notDone: 'not confirmed; nothing was sent',
+      signal,
+    })
+  }
+
+  /**
+   * Before what cannot be undone: asks on a terminal (no is the default), else refuses with
+   * `withoutTerminal`, which names --yes. A command calls it only when --yes was not given.
+   */
+  protected async confirmOrYes({question, withoutTerminal, notDone, signal}: {question: string; withoutTerminal: string; notDone: string; signal?: AbortSignal}): Promise<void> {
+    if (!this.io.stdinTty) throw new UsageError(withoutTerminal)
     const {confirm} = await import('@inquirer/prompts')
     // a signal handled by the command (SIGTERM from a supervisor) ends the question too
-    const confirmed = await this.prompt(() => confirm({message: `${what} on PRODUCTION (${profile.name})?`, default: false}, {signal}), 'not confirmed; nothing was sent', signal)
-    if (!confirmed) throw new UsageError('not confirmed; nothing was sent')
+    const confirmed = await this.prompt(() => confirm({message: question, default: false}, {signal}), notDone, signal)
+    if (!confirmed) throw new UsageError(notDone)
   }
 
   /**

@@ -14,7 +14,7 @@ import {parseJsonObject, stringifyJson, toPlain, type JsonObject} from '../proto
 import {EPAY_DEVICES, EPAY_MODES, EPAY_WALLET_VALUES, scalarFields} from '../protocol/epay-api.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {UsageError} from '../errors.js'
-import {apiFlags, BaseCommand, type DryRun, type Flag, Flags, profileFlags} from './base.js'
+import {apiFlags, BaseCommand, callFlags, type DryRun, type Flag, Flags, profileFlags} from './base.js'
 import {readMd5KeyFile, readText} from './input.js'
 
 const md5KeyFileFlag = Flags.string({
@@ -39,12 +39,12 @@ export const v1Flags = {
   profile: profileFlags.profile,
   'base-url': profileFlags['base-url'],
   'md5-key-file': md5KeyFileFlag,
-  'dry-run': apiFlags['dry-run'],
-  timeout: apiFlags.timeout,
+  'dry-run': callFlags['dry-run'],
+  timeout: callFlags.timeout,
 }
 
-/** V2: RSA with the merchant key, answers verified with the platform key. */
-export const v2Flags = {...apiFlags}
+/** V2: RSA with the merchant key, answers verified with the platform key; no channel merchant number. */
+export const v2Flags = {...callFlags}
 
 /** create and submit of V2: type and method in the spec's sense (the profile may swap them on the wire). */
 export const v2OrderFlags = {
@@ -146,10 +146,13 @@ export abstract class EpayCommand extends BaseCommand {
     return this.emitAnswer<T>(data, () => human(data ?? null, body), {response: body, ...extra})
   }
 
-  /** An order's data as rows; for a create the payment link and payBody rendered by its type. */
+  /**
+   * An order's or refund's data as rows, money in yuan as the module speaks it (its data holds
+   * cents); for a create the payment link and payBody rendered by its type.
+   */
   protected async renderOrder(data: unknown, body: JsonObject, created: boolean): Promise<void> {
     const plain = toPlain(data) as Record<string, unknown> | null
-    const rows = recordRows(plain ?? {}, created ? ['payBody'] : [])
+    const rows = recordRows(plain ?? {}, created ? ['payBody'] : [], {inYuan: true})
     if (created && typeof body.payurl === 'string') rows.push(['payurl', body.payurl])
     // what was refunded (yuan), a flat field with no counterpart in data; absent until a refund
     const {refundmoney} = scalarFields(body)
@@ -178,13 +181,20 @@ export abstract class EpayCommand extends BaseCommand {
   }
 }
 
-/** Parameters of the module from --data: a JSON object (scalars as written, nested values left out) or a query string or URL. */
-export function readEpayParams(value: string, flag = '--data'): Record<string, string> {
+/**
+ * Parameters of the module from --data: a JSON object (scalars as written) or a query string or
+ * URL. `nested`: the JSON's nested values by name (an answer's `data`), which no epay signature
+ * covers, so they are left out.
+ */
+export function readEpayParams(value: string, flag = '--data'): {params: Record<string, string>; nested: string[]} {
   const text = readText(value, flag).replace(/^\uFEFF/, '').trim()
-  if (!text.startsWith('{')) return parseEasyPayInput(text)
+  if (!text.startsWith('{')) return {params: parseEasyPayInput(text), nested: []}
+  let body: JsonObject
   try {
-    return scalarFields(parseJsonObject(text))
+    body = parseJsonObject(text)
   } catch (error) {
     throw new UsageError(`${flag}: not a JSON object: ${(error as Error).message}`)
   }
+  const params = scalarFields(body)
+  return {params, nested: Object.keys(body).filter((key) => !Object.hasOwn(params, key) && body[key] !== null)}
 }

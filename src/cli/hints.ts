@@ -37,9 +37,18 @@ export function settingsHint(error: UnipayError, profile: ResolvedProfile): stri
   return undefined
 }
 
-/** oclif's parse errors in the tool's style: no "The following error occurred" preamble or "See more help" trailer. */
+// oclif dims some of its parse errors on a terminal; printed through printable() its escape
+// sequences would show as text (`\u001b[2mMissing required flag ...`)
+// eslint-disable-next-line no-control-regex -- matching the escape character is the point
+const OCLIF_STYLING = /\u001b\[[0-9;]*m/g
+
+/**
+ * oclif's parse errors in the tool's style: no "The following error occurred" preamble or "See
+ * more help" trailer, and none of oclif's own styling.
+ */
 export function parseErrorMessage(message: string): string {
   return message
+    .replace(OCLIF_STYLING, '')
     .split('\n')
     .filter((line) => line.trim() && !/^The following errors? occurred:$/.test(line.trim()) && !/^See more help with --help$/.test(line.trim()))
     // oclif indents what follows its preamble

@@ -4,7 +4,7 @@ import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, readProblem, UsageError} from '../errors.js'
 import type {CallEndpoint} from '../protocol/field-rules.js'
 import {JsonSyntaxError, parseJsonObject, PROTO_KEY_REFUSED, type JsonObject} from '../protocol/json.js'
-import {MoneyFormatError, yuanToCents} from '../protocol/money.js'
+import {MoneyFormatError, yuanToCentsWithin} from '../protocol/money.js'
 
 /** The most read from a file or standard input: the answer cap (client/http.ts), as input is bounded like answers. */
 const MAX_INPUT_BYTES = 10 * 1024 * 1024
@@ -92,7 +92,7 @@ export function readEndpointData(value: string | undefined, endpoint: Pick<CallE
   ]
   if (problems.length === 0) return data
   const error = new UsageError(`--data: ${problems.join('; ')}`)
-  error.hint = `to send a body as you wrote it, use: unipay api ${endpoint.path} --data ...`
+  error.hint = `to send a body as you wrote it, use: unipay api ${endpoint.path} --data ... (add --unchecked, on a sandbox profile, to send even what the spec's rules refuse)`
   throw error
 }
 
@@ -133,26 +133,39 @@ export function withFlags(data: JsonObject, flags: Record<string, unknown>): Rec
   return {...data, ...setFields(flags)}
 }
 
-/** Cents from --amount (whole cents) or --yuan (at most two decimals); exactly one of them. */
-export function amountInCents(flags: {amount?: string; yuan?: string}, required = true): number | undefined {
-  if (flags.amount !== undefined && flags.yuan !== undefined) {
-    throw new UsageError('invalid input', [{field: 'amount', message: 'give --amount (cents) or --yuan, not both'}])
+/** What an amount may be: required or not, its limits in cents, and the flags that give it. */
+interface AmountRule {
+  required?: boolean
+  minCents?: number
+  maxCents: number
+  flags?: {cents: string; yuan: string}
+}
+
+/**
+ * Cents from --amount (whole cents) or --yuan (at most two decimals); exactly one of them. A
+ * --yuan out of bounds is refused naming --yuan with the limits in yuan (--amount's are the
+ * endpoint's rules, in cents).
+ */
+export function amountInCents(given: {amount?: string; yuan?: string}, rule: AmountRule): number | undefined {
+  const {required = true, minCents = 1, maxCents, flags = {cents: 'amount', yuan: 'yuan'}} = rule
+  if (given.amount !== undefined && given.yuan !== undefined) {
+    throw new UsageError('invalid input', [{field: flags.cents, message: `give --${flags.cents} (cents) or --${flags.yuan}, not both`}])
   }
-  if (flags.yuan !== undefined) {
+  if (given.yuan !== undefined) {
     try {
-      return yuanToCents(flags.yuan)
+      return yuanToCentsWithin(given.yuan, minCents, maxCents)
     } catch (error) {
-      throw new UsageError('invalid input', [{field: 'yuan', message: (error as MoneyFormatError).message}])
+      throw new UsageError('invalid input', [{field: flags.yuan, message: (error as MoneyFormatError).message}])
     }
   }
-  if (flags.amount === undefined) {
+  if (given.amount === undefined) {
     if (!required) return undefined
-    throw new UsageError('invalid input', [{field: 'amount', message: 'is required (in cents; or give --yuan)'}])
+    throw new UsageError('invalid input', [{field: flags.cents, message: `is required (in cents; or give --${flags.yuan})`}])
   }
-  if (!/^\d+$/.test(flags.amount)) {
-    throw new UsageError('invalid input', [{field: 'amount', message: `"${flags.amount}" is not a whole number of cents (use --yuan for yuan)`}])
+  if (!/^\d+$/.test(given.amount)) {
+    throw new UsageError('invalid input', [{field: flags.cents, message: `"${given.amount}" is not a whole number of cents (use --${flags.yuan} for yuan)`}])
   }
-  return Number(flags.amount)
+  return Number(given.amount)
 }
 
 /** The fields a user set: flags left out (undefined) and switches left off (false) are not sent. */

@@ -16,6 +16,7 @@ export interface ClientConfig {
   baseUrl: string
   mchNo?: string
   appId?: string
+  /** --channel-mch-no: signed into every call of the run (direct routing); never the profile's. */
   channelMchNo?: string
   privateKey?: KeyObject
   platformKey?: KeyObject
@@ -37,10 +38,19 @@ export interface ClientConfig {
 // Stands for the merchant number while the local sandbox that knows it is not started yet.
 const MCH_NO_NOT_YET_KNOWN = 'M0'
 
+/**
+ * How a body is built: checked against the endpoint's rules (the default), or `unchecked`, sent as
+ * given (`api --unchecked`, to a sandbox only): no rule applied, and a common field given (a stale
+ * reqTime, a reused reqId) sent instead of a fresh one. It is signed either way.
+ */
+interface BodyOptions {
+  unchecked?: boolean
+}
+
 /** Checks the fields, then starts the platform when it waits for its first call. */
-export async function connectChecked(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>): Promise<void> {
+export async function connectChecked(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>, options: BodyOptions = {}): Promise<void> {
   if (!config.connect) return
-  requestBody({...config, mchNo: config.mchNo ?? MCH_NO_NOT_YET_KNOWN}, endpoint, fields)
+  requestBody({...config, mchNo: config.mchNo ?? MCH_NO_NOT_YET_KNOWN}, endpoint, fields, options)
   await config.connect()
 }
 
@@ -78,8 +88,8 @@ function newReqId(now: Date, random: string): string {
 }
 
 /** Builds and signs a request: defaults, fields, then the common fields, all validated. */
-export async function buildRequest(config: ClientConfig, endpoint: CallEndpoint, fields: Record<string, unknown>): Promise<SignedRequest> {
-  const body = requestBody(config, endpoint, fields)
+export async function buildRequest(config: ClientConfig, endpoint: CallEndpoint, fields: Record<string, unknown>, options: BodyOptions = {}): Promise<SignedRequest> {
+  const body = requestBody(config, endpoint, fields, options)
   const privateKey = merchantKey(config)
   const text = canonicalString(body)
   // on the thread pool: a batch run keeps sending and verifying while requests are signed
@@ -94,7 +104,7 @@ export function merchantKey(config: ClientConfig): KeyObject {
 }
 
 /** Defaults, fields, then fresh common fields; checked against the endpoint's rules. Shared by the unsigned calls. */
-export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>): Record<string, unknown> {
+export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, 'check' | 'defaults'>, fields: Record<string, unknown>, {unchecked = false}: BodyOptions = {}): Record<string, unknown> {
   const now = (config.now ?? (() => new Date()))()
   const body: Record<string, unknown> = {...endpoint.defaults}
   for (const key of Object.keys(fields)) {
@@ -104,16 +114,18 @@ export function requestBody(config: ClientConfig, endpoint: Pick<CallEndpoint, '
   }
   // one draw of randomness for both: the reqId's 12 hex digits and the nonceStr's 32
   const random = randomBytes(22).toString('hex')
-  Object.assign(body, {
+  const common: Record<string, unknown> = {
     mchNo: config.mchNo,
     appId: config.appId || undefined,
-    // a transfer names its channel merchant itself; otherwise the profile's applies
+    // a transfer names its channel merchant itself; another call only when --channel-mch-no asks
     channelMchNo: body.channelMchNo ?? (config.channelMchNo || undefined),
     reqId: newReqId(now, random.slice(0, 12)),
     nonceStr: random.slice(12),
     reqTime: formatGmt8(now),
-  })
+  }
+  for (const [key, value] of Object.entries(common)) if (!unchecked || fields[key] === undefined) body[key] = value
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key]
+  if (unchecked) return body
   const problems = [...unsendableFields(body, ''), ...endpoint.check(toPlain(body) as Record<string, unknown>)]
   if (problems.length > 0) throw new UsageError('invalid input', problems)
   return body
@@ -129,10 +141,10 @@ export async function call<T = unknown>(
   config: ClientConfig,
   endpoint: CallEndpoint,
   fields: Record<string, unknown>,
-  options: {dryRun?: boolean} = {},
+  options: BodyOptions & {dryRun?: boolean} = {},
 ): Promise<CallResult<T>> {
-  await connectChecked(config, endpoint, fields)
-  let request = await buildRequest(config, endpoint, fields)
+  await connectChecked(config, endpoint, fields, options)
+  let request = await buildRequest(config, endpoint, fields, options)
   config.debug?.(`string to sign: ${request.canonicalString}`)
   if (options.dryRun) return {request}
   const attempts = endpoint.kind === 'read' ? READ_ATTEMPTS : 1
@@ -148,7 +160,7 @@ export async function call<T = unknown>(
       if (attempt >= attempts) throw countTries(error, attempt, started)
       config.debug?.(`retrying a read after: ${error.message}`)
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
-      request = await buildRequest(config, endpoint, fields)
+      request = await buildRequest(config, endpoint, fields, options)
     }
   }
 }

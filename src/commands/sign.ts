@@ -6,7 +6,7 @@ import {NO_MD5_KEY, UsageError} from '../errors.js'
 import {signUnsigned, type Signed, type Unsigned} from '../services/sign.js'
 
 /** The compatibility module's parameter reader, loaded only for its schemes (it brings its API client along). */
-const readEpayParams = async (text: string) => (await import('../cli/epay.js')).readEpayParams(text)
+const readEpayParams = async (text: string) => (await import('../cli/epay.js')).readEpayParams(text).params
 
 /** The string to sign and its signature (with the rule, for the epay schemes). */
 export type SignResult = Signed

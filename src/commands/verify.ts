@@ -13,7 +13,7 @@ export type VerifyResult = Outcome
 export default class Verify extends BaseCommand {
   static summary = 'Check the signature of a response, callback or request, and explain a failure'
   static description =
-    'Verifies the body\'s sign over the /unipay/* string to sign. Exit 0 when it verifies; exit 3 when not, naming the difference that explains it: a field added or dropped, empty or null values handled differently, a number reformatted, key order, or the wrong key. Without --public-key: the profile\'s platform public key (or, with --request, the merchant public key of the profile\'s private key).\n\nWith --callback, --data is a saved callback: a system JSON body, or an easy_pay notification as a query string or a whole URL (anything not starting with `{`). An easy_pay MD5 sign is checked with the profile\'s md5Key or --md5-key-file, an RSA sign with the platform key; a failure is explained the same way (the MD5 key appended as `&key=`, empty values kept, values URL-encoded, sign_type signed, another key). An RSA (V2) notification whose timestamp is more than 300 s from this machine\'s clock fails too (exit 3, with its age): V2 clients refuse it. The MD5 key is never printed.'
+    'Verifies the body\'s sign over the /unipay/* string to sign. Exit 0 when it verifies; exit 3 when not, naming the difference that explains it: a field added or dropped, empty or null values handled differently, a number reformatted, key order, or the wrong key. Without --public-key: the profile\'s platform public key (or, with --request, the merchant public key of the profile\'s private key).\n\nWith --callback, --data is a saved callback: a system JSON body, or an easy_pay notification as a query string or a whole URL (anything not starting with `{`). An easy_pay MD5 sign is checked with the profile\'s md5Key or --md5-key-file, an RSA sign with the platform key; a failure is explained the same way (the MD5 key appended as `&key=`, empty values kept, values URL-encoded, sign_type signed, another key). An RSA (V2) notification whose timestamp is more than 300 s from this machine\'s clock fails too (exit 3, with its age): V2 clients refuse it. The MD5 key is never printed.\n\nWith --scheme epay-v2 the same 300 s window applies to answers, notifications and (--request) requests: a signature that holds on a timestamp outside it is refused for its age (exit 3), as V2 clients and the platform refuse it. A JSON answer\'s data (any nested value) is outside the V2 signature: it is left out, with a warning.'
 
   static examples = [
     '<%= config.bin %> verify --data @response.json',
@@ -47,13 +47,19 @@ export default class Verify extends BaseCommand {
     const input = flags.callback && !epay ? readText(flags.data, '--data').replace(/^\uFEFF/, '').trim() : flags.data
     // The compatibility module's parsers (and the API client cli/epay.js brings along) load only
     // for its inputs: a /unipay/* body is the common case (docs/performance.md, "Dependencies and start-up").
-    const signed: Signed = epay
-      ? {scheme: flags.scheme as 'epay-v1' | 'epay-v2', params: (await import('../cli/epay.js')).readEpayParams(input)}
-      : flags.callback && !input.startsWith('{')
+    let signed: Signed
+    if (epay) {
+      const {params, nested} = (await import('../cli/epay.js')).readEpayParams(input)
+      signed = {scheme: flags.scheme as 'epay-v1' | 'epay-v2', params}
+      // what an answer carries beside its signed flat fields: shown by tools, vouched for by nothing
+      if (nested.length > 0) this.warning(`${nested.join(', ')} ${nested.length === 1 ? 'is' : 'are'} outside the ${flags.scheme} signature, which covers the flat fields only: nothing in ${nested.length === 1 ? 'it' : 'them'} is verified`)
+    } else {
+      signed = flags.callback && !input.startsWith('{')
         ? {scheme: 'easy_pay', params: (await import('../protocol/callback.js')).parseEasyPayInput(input)}
         : {scheme: 'unipay', body: readJsonData(input)}
-    // a notification is judged as its receiver would judge it now, timestamp window included
-    const outcome = await verifySigned(signed, await this.keySource(flags), {asRequest: flags.request, callbackAt: flags.callback ? new Date() : undefined})
+    }
+    // judged as its receiver would judge it now: a V2 timestamp outside the window fails
+    const outcome = await verifySigned(signed, await this.keySource(flags), {asRequest: flags.request, callback: flags.callback})
     return this.emit(outcome, async () => {
       const {renderRecord} = await import('../output/table.js')
       this.io.out(renderRecord([['verified', `yes, with key ${outcome.key}`], ['string to sign', outcome.canonicalString]], this.io.stdoutTty))

@@ -7,6 +7,8 @@ import {EPAY_V1_PATHS, EPAY_V2_PREFIX} from '../protocol/epay-api.js'
 import type {SandboxRuntime} from '../protocol/local-sandbox.js'
 
 export interface SandboxCredentials {
+  /** The sandbox's data folder: what UNIPAY_SANDBOX_DIR (or --data-dir) names to reach it. */
+  dataDir: string
   baseUrl: string
   mchNo: string
   appId: string
@@ -56,6 +58,7 @@ type AllocAmountUnit = 'yuan' | 'cents'
 export function sandboxCredentials(runtime: SandboxRuntime, merchants: SandboxCredentials['merchants']): SandboxCredentials {
   const base = (path: string) => `${runtime.url}${path.slice(0, path.lastIndexOf('/') + 1)}`
   return {
+    dataDir: runtime.dataDir,
     baseUrl: runtime.url,
     mchNo: runtime.merchant.mchNo,
     appId: runtime.merchant.appId,

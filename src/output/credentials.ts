@@ -3,7 +3,10 @@
 import type {SandboxCredentials} from '../services/sandbox.js'
 import {shellQuote} from './shell.js'
 
+// For the integrator's own backend: names unipay itself never reads, so a file sourced into a
+// shell changes nothing a unipay profile says.
 const ENV_NAMES: Record<keyof SandboxCredentials, string> = {
+  dataDir: '',
   baseUrl: 'UNIPAY_SANDBOX_BASE_URL',
   mchNo: 'UNIPAY_SANDBOX_MCH_NO',
   appId: 'UNIPAY_SANDBOX_APP_ID',
@@ -19,12 +22,19 @@ const ENV_NAMES: Record<keyof SandboxCredentials, string> = {
   merchants: '',
 }
 
-/** One `NAME=value` line per credential (the PEM, multi-line, only as bare Base64), ready for a .env file. */
+/**
+ * One `NAME=value` line per credential (the PEM, multi-line, only as bare Base64), ready for a
+ * .env file. First the two that point unipay itself at this sandbox once the file is sourced:
+ * the built-in local profile and this sandbox's folder. No address or key variable of unipay's
+ * own (UNIPAY_BASE_URL, UNIPAY_PRIVATE_KEY_FILE, ...): those would win over any profile, so a
+ * `--profile prod` run would sign with the sandbox's key or send to its address.
+ */
 export function credentialsAsEnv(credentials: SandboxCredentials): string {
-  return (Object.keys(ENV_NAMES) as (keyof SandboxCredentials)[])
+  const unipay = ['# sourced (set -a; . FILE; set +a), unipay itself uses this sandbox unless --profile names another', 'UNIPAY_PROFILE=local', `UNIPAY_SANDBOX_DIR=${shellQuote(credentials.dataDir)}`]
+  const backend = (Object.keys(ENV_NAMES) as (keyof SandboxCredentials)[])
     .filter((key) => ENV_NAMES[key] && credentials[key] !== undefined)
     .map((key) => `${ENV_NAMES[key]}=${shellQuote(String(credentials[key]))}`)
-    .join('\n')
+  return [...unipay, '# for your own backend', ...backend].join('\n')
 }
 
 /** Java-style `unipay.sandbox.key=value` lines, for a Spring or plain properties file. */

@@ -31,6 +31,12 @@ export function money(value: unknown): Cell {
   return CONVERTIBLE_CENTS.test(text) ? {value: text, gloss: `¥${centsToYuan(BigInt(text))}`} : text
 }
 
+/** Cents shown in yuan alone (`12.50`), for screens that speak yuan: the compatibility module's. */
+export function yuanOfCents(value: unknown): string {
+  const text = display(value)
+  return CONVERTIBLE_CENTS.test(text) ? centsToYuan(BigInt(text)) : text
+}
+
 export function status(value: unknown): Cell {
   const text = display(value)
   const words = STATUS_WORDS[text]

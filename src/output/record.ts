@@ -1,6 +1,6 @@
 // A platform record (an order, a result) as label/value rows with money and status words, and
 // its times in the GMT+8 form every table shows (--json keeps what the platform sent).
-import {display, money, status, time, type Cell} from './format.js'
+import {display, money, status, time, yuanOfCents, type Cell} from './format.js'
 
 const MONEY = new Set(['amount', 'realAmount', 'refundableBalance', 'orderAmount'])
 const STATUS = new Set(['status', 'orderStatus', 'refundStatus', 'fundStatus'])
@@ -12,9 +12,13 @@ export function fieldCell(key: string, value: unknown): Cell {
   return key.endsWith('Time') ? time(value) : display(value)
 }
 
-export function recordRows(data: unknown, skip: string[] = []): [string, Cell][] {
+/**
+ * `inYuan`: money in yuan alone, labelled so (`amount (yuan)  12.50`), for the compatibility
+ * module, whose protocol speaks yuan while the data of its answers holds cents.
+ */
+export function recordRows(data: unknown, skip: string[] = [], {inYuan = false} = {}): [string, Cell][] {
   if (data === null || typeof data !== 'object') return [['data', display(data)]]
   return Object.entries(data as Record<string, unknown>)
     .filter(([key]) => !skip.includes(key))
-    .map(([key, value]) => [key, fieldCell(key, value)])
+    .map(([key, value]) => (inYuan && MONEY.has(key) ? [`${key} (yuan)`, yuanOfCents(value)] : [key, fieldCell(key, value)]))
 }

@@ -39,7 +39,7 @@ export const SETTINGS: SettingSpec[] = [
   {key: 'baseUrl', description: 'platform address, e.g. https://pay.example.com'},
   {key: 'mchNo', description: 'merchant number'},
   {key: 'appId', description: 'application id (blank: the merchant\'s default app)'},
-  {key: 'channelMchNo', description: 'channel merchant number (direct routing)'},
+  {key: 'channelMchNo', description: 'channel merchant number of transfers (other calls sign one only with --channel-mch-no)'},
   {key: 'privateKeyFile', description: 'merchant private key file (PEM or Base64)'},
   {key: 'privateKey', description: 'merchant private key, inline', secret: true},
   {key: 'platformPublicKeyFile', description: 'platform public key file'},

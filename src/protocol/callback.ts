@@ -150,14 +150,17 @@ export function checkEasyPayCallback(params: Record<string, string>, keys: Callb
 }
 
 /**
- * Why an RSA (V2) notification would be refused for its age, when it would: V2 clients refuse a
- * `timestamp` more than 300 s from their clock, whatever the signature says.
+ * Why RSA (V2) parameters would be refused for their age, when they would: V2 clients refuse an
+ * answer or notification, and the platform a request (`signedBy` the merchant), whose
+ * `timestamp` is more than 300 s from their clock, whatever the signature says.
  */
-export function staleEasyPayTimestamp(params: Record<string, string>, now: Date): string | undefined {
+export function staleEasyPayTimestamp(params: Record<string, string>, now: Date, signedBy: 'platform' | 'merchant' = 'platform'): string | undefined {
   const timestamp = params.timestamp
   if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return undefined
   const age = Math.floor(now.getTime() / 1000) - Number(timestamp)
   if (Math.abs(age) <= EPAY_TIMESTAMP_WINDOW_SECONDS) return undefined
   const off = age > 0 ? `${age} s old` : `${-age} s ahead of this machine's clock`
-  return `the signature holds, but its timestamp ${timestamp} is ${off} (V2 clients refuse more than ${EPAY_TIMESTAMP_WINDOW_SECONDS} s): have the platform send it again, with a fresh timestamp`
+  const window = `more than ${EPAY_TIMESTAMP_WINDOW_SECONDS} s`
+  const next = signedBy === 'merchant' ? `the platform refuses ${window}): sign it again with a fresh timestamp` : `V2 clients refuse ${window}): have the platform send it again, with a fresh timestamp`
+  return `the signature holds, but its timestamp ${timestamp} is ${off} (${next}`
 }

@@ -3,12 +3,33 @@ export const MAX_PAY_CENTS = 9_999_999_999
 
 export class MoneyFormatError extends Error {}
 
+const YUAN = /^(\d+)(?:\.(\d{1,2}))?$/
+/** More digits than any limit has: such a value is not converted (BigInt is slow on a long run of digits). */
+const MAX_YUAN_DIGITS = 20
+const OVER_EVERY_LIMIT = 10n ** 30n
+
+function yuanInCents(yuan: string): bigint {
+  const m = YUAN.exec(yuan.trim())
+  if (!m) throw new MoneyFormatError(`"${yuan}" is not an amount in yuan with at most 2 decimals`)
+  if (m[1].replace(/^0+(?=\d)/, '').length > MAX_YUAN_DIGITS) return OVER_EVERY_LIMIT
+  return BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'))
+}
+
 /** "12.3" -> 1230. At most two decimals, no sign, no exponent. */
 export function yuanToCents(yuan: string): number {
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(yuan.trim())
-  if (!m) throw new MoneyFormatError(`"${yuan}" is not an amount in yuan with at most 2 decimals`)
-  const cents = BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'))
+  const cents = yuanInCents(yuan)
   if (cents > BigInt(Number.MAX_SAFE_INTEGER)) throw new MoneyFormatError(`"${yuan}" is too large`)
+  return Number(cents)
+}
+
+/**
+ * Yuan a person gave (--yuan, a batch's yuan column) in cents, within the limits of the field it
+ * fills, which are said in yuan: the field's own rule would name cents and the other flag.
+ */
+export function yuanToCentsWithin(yuan: string, minCents: number, maxCents: number): number {
+  const cents = yuanInCents(yuan)
+  if (cents > BigInt(maxCents)) throw new MoneyFormatError(`must be at most ${centsToYuan(maxCents)} yuan`)
+  if (cents < BigInt(minCents)) throw new MoneyFormatError(`must be at least ${centsToYuan(minCents)} yuan`)
   return Number(cents)
 }
 

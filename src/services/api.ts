@@ -1,14 +1,27 @@
 // `api`: any signed call by its path, for endpoints and fields not wrapped yet. A known endpoint
-// keeps its rules (endpointForPath); the path may name an endpoint under the profile's base
-// address and nothing else.
+// keeps its rules (endpointForPath), unless `unchecked` sends the fields as given, which only a
+// sandbox may receive; the path may name an endpoint under the profile's base address and
+// nothing else.
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import {UsageError} from '../errors.js'
 import {endpointForPath} from '../protocol/endpoints.js'
+import type {Environment} from '../profiles/model.js'
 import type {CallOptions} from './call.js'
 
-export async function callPath(client: ClientConfig, path: string, fields: Record<string, unknown>, options: CallOptions & {rawPath?: boolean} = {}): Promise<CallResult> {
+interface ApiOptions extends CallOptions {
+  rawPath?: boolean
+  /** Sign and send the fields exactly as given, rules not applied: to see how a server answers them. */
+  unchecked?: {environment: Environment; profile: string}
+}
+
+export async function callPath(client: ClientConfig, path: string, fields: Record<string, unknown>, options: ApiOptions = {}): Promise<CallResult> {
   checkApiPath(path, options.rawPath ?? false)
-  return call(client, endpointForPath(path), fields, options)
+  const {unchecked} = options
+  // what the spec forbids must never reach a real platform: only a sandbox hears it
+  if (unchecked?.environment === 'production') {
+    throw new UsageError(`--unchecked sends what the spec's rules would refuse: only to a sandbox profile, and ${unchecked.profile} is a production profile`)
+  }
+  return call(client, endpointForPath(path), fields, {dryRun: options.dryRun, unchecked: unchecked !== undefined})
 }
 
 /** The path names an endpoint under the base address, and nothing else: no way up, no query, no other host. */

@@ -21,10 +21,16 @@ function expandHome(path: string): string {
   return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path
 }
 
-/** Checks one setting and returns the value to store (key files as absolute paths). */
-export function checkSetting(key: string, value: string): Partial<Profile> {
+/** The setting named `key`; any other name (`__proto__` too) is refused, to be set and unset alike. */
+function knownSetting(key: string): (typeof SETTINGS)[number] {
   const spec = SETTINGS.find((s) => s.key === key)
   if (!spec) throw new UsageError(`unknown setting "${key}"; settings: ${SETTINGS.map((s) => s.key).join(', ')}`)
+  return spec
+}
+
+/** Checks one setting and returns the value to store (key files as absolute paths). */
+export function checkSetting(key: string, value: string): Partial<Profile> {
+  const spec = knownSetting(key)
   if (spec.values && !spec.values.includes(value)) throw new UsageError(`${key} must be one of: ${spec.values.join(', ')}`)
   if (key === 'baseUrl' && !/^https?:\/\/[^\s/]+/.test(value)) throw new UsageError(`baseUrl must be an http(s) address, got "${value}"`)
   if (key === 'environment' && value === 'local') throw new UsageError('environment "local" is reserved for the built-in profile; use sandbox or production')
@@ -76,6 +82,7 @@ export async function setProfileValue(store: ProfileStore, named: string | undef
   if (!profile) throw new ConfigError(`no profile named "${name}"`)
   const next: Profile = {...profile}
   if (value === undefined || value === '') {
+    knownSetting(key)
     if (key === 'environment') throw new UsageError('environment cannot be unset')
     delete (next as unknown as Record<string, unknown>)[key]
   } else Object.assign(next, checkSetting(key, value))

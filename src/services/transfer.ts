@@ -33,15 +33,25 @@ export function reportInfosFromPairs(pairs: string[] | undefined): {infoType: st
  * request's bizTransferNo.
  */
 export async function transfer(
-  context: {client: ClientConfig; profile: Pick<ResolvedProfile, 'environment' | 'settings'>},
+  context: {client: ClientConfig; profile: Pick<ResolvedProfile, 'name' | 'environment' | 'settings'>},
   fields: Record<string, unknown>,
   options: CallOptions & {confirm: () => Promise<void>},
 ): Promise<CallResult<TransferCreateResult>> {
   const withDefault = {...fields, channelMchNo: fields.channelMchNo ?? defaultChannelMchNo(context.profile)}
-  const checked = await createTransfer(context.client, withDefault, {dryRun: true})
+  const checked = await createTransfer(context.client, withDefault, {dryRun: true}).catch((error: unknown) => {
+    throw withChannelMchNoHint(error, context.profile.name)
+  })
   if (options.dryRun) return checked
   await options.confirm()
   return createTransfer(context.client, {...withDefault, bizTransferNo: checked.request.body.bizTransferNo})
+}
+
+/** A transfer without a channel merchant number: how to give one, for this transfer or on the profile. */
+function withChannelMchNoHint(error: unknown, profile: string): unknown {
+  if (error instanceof UsageError && error.problems.some((p) => p.field === 'channelMchNo' && p.message === 'is required')) {
+    error.hint = `give --channel-mch-no, or set the profile's, which every transfer then uses: unipay profile set channelMchNo CHANNEL_MCH_NO --profile ${profile}`
+  }
+  return error
 }
 
 export async function createTransfer(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<TransferCreateResult>> {

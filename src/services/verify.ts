@@ -14,6 +14,8 @@ import {verifyString} from '../protocol/signature.js'
 
 export interface Outcome {
   verified: boolean
+  /** The signature holds but the parameters are refused all the same: a V2 timestamp outside the window. */
+  signatureHolds?: true
   key: string
   canonicalString: string
   explanation?: string
@@ -59,10 +61,10 @@ async function verifyUnipay(body: JsonObject, source: KeySource, asRequest: bool
 
 /**
  * Compatibility-module parameters: an easy_pay notification, or a request or answer of --scheme.
- * `callbackAt`: the params are a notification received now, so a V2 one outside the timestamp
- * window fails as its receivers would refuse it.
+ * Judged as received `now`: RSA (V2) ones outside the timestamp window fail as their receivers
+ * would refuse them (a V2 client an answer or notification, the platform a request).
  */
-async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
+async function verifyEasyPay(params: Record<string, string>, source: KeySource, asRequest: boolean, now: Date): Promise<Outcome> {
   if (!params.sign) throw new UsageError('the callback has no sign parameter to verify')
   const {checkEasyPayCallback, easyPaySignType, staleEasyPayTimestamp} = await import('../protocol/callback.js')
   const signType = easyPaySignType(params)
@@ -77,9 +79,10 @@ async function verifyEasyPay(params: Record<string, string>, source: KeySource, 
     keys = {platformKey: key, otherKeys}
   }
   const check = checkEasyPayCallback(params, keys)
-  const stale = check.verified && signType === 'RSA' && callbackAt ? staleEasyPayTimestamp(params, callbackAt) : undefined
+  const stale = check.verified && signType === 'RSA' ? staleEasyPayTimestamp(params, now, asRequest ? 'merchant' : 'platform') : undefined
   return {
     verified: check.verified && !stale,
+    ...(stale ? {signatureHolds: true as const} : {}),
     protocol: 'easy_pay',
     signType,
     key: check.key ?? '',
@@ -90,12 +93,12 @@ async function verifyEasyPay(params: Record<string, string>, source: KeySource, 
 }
 
 /** --scheme epay-v1|epay-v2: the scheme fixes the sign type. */
-async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean, callbackAt?: Date): Promise<Outcome> {
+async function verifyEpayScheme(scheme: 'epay-v1' | 'epay-v2', params: Record<string, string>, source: KeySource, asRequest: boolean, now: Date): Promise<Outcome> {
   const want = scheme === 'epay-v1' ? 'MD5' : 'RSA'
   if (params.sign_type && params.sign_type.toUpperCase() !== want) {
     throw new UsageError(`sign_type "${params.sign_type}" does not belong to ${scheme}, which signs with ${want} only`)
   }
-  return {...(await verifyEasyPay({...params, sign_type: params.sign_type || want}, source, asRequest, callbackAt)), protocol: scheme}
+  return {...(await verifyEasyPay({...params, sign_type: params.sign_type || want}, source, asRequest, now)), protocol: scheme}
 }
 
 /** What `verify` checks, as the command read it. */
@@ -107,18 +110,18 @@ export type Signed =
 /**
  * `verify`: the outcome when the signature verifies; otherwise a SignatureError (exit 3) naming
  * the difference that explains it, the outcome in its details. `asRequest`: signed by the
- * merchant key. `callbackAt`: a notification received now (a V2 one outside the timestamp window
- * fails, as its receivers would refuse it).
+ * merchant key. `callback`: a /unipay/* body is a callback (its data flat). `now`: when the body
+ * is judged received (a V2 one outside the timestamp window fails, as its receiver would refuse it).
  */
-export async function verifySigned(signed: Signed, source: KeySource, {asRequest = false, callbackAt}: {asRequest?: boolean; callbackAt?: Date} = {}): Promise<Outcome> {
+export async function verifySigned(signed: Signed, source: KeySource, {asRequest = false, callback = false, now = new Date()}: {asRequest?: boolean; callback?: boolean; now?: Date} = {}): Promise<Outcome> {
   const outcome =
     signed.scheme === 'unipay'
-      ? await verifyUnipay(signed.body, source, asRequest, callbackAt !== undefined)
+      ? await verifyUnipay(signed.body, source, asRequest, callback)
       : signed.scheme === 'easy_pay'
-        ? await verifyEasyPay(signed.params, source, asRequest, callbackAt)
-        : await verifyEpayScheme(signed.scheme, signed.params, source, asRequest, callbackAt)
+        ? await verifyEasyPay(signed.params, source, asRequest, now)
+        : await verifyEpayScheme(signed.scheme, signed.params, source, asRequest, now)
   if (outcome.verified) return outcome
-  const error = new SignatureError(`signature does not verify: ${outcome.explanation}`)
+  const error = new SignatureError(outcome.signatureHolds ? `refused for its age: ${outcome.explanation}` : `signature does not verify: ${outcome.explanation}`)
   error.details = outcome
   error.hint = [
     `string to sign by the rule: ${outcome.canonicalString}`,

@@ -80,7 +80,15 @@ function cases(): Case[] {
   ]) all.push([pay('--amount', amount), `--amount: ${amount === '0' || amount === '10000000000' ? message : `"${amount}" ${message}`}`])
   for (const yuan of ['1.234', '-1', 'abc', '1e2', '.5', '1.', '1,00', '¥1', '']) all.push([pay('--yuan', yuan), `--yuan: "${yuan}" is not an amount in yuan with at most 2 decimals`])
   all.push(
-    [pay('--yuan', '0'), '--amount: must be at least 1'],
+    // --yuan's limits are named for --yuan, in yuan (the endpoint's rule names --amount, in cents)
+    [pay('--yuan', '0'), '--yuan: must be at least 0.01 yuan'],
+    [pay('--yuan', '100000000'), '--yuan: must be at most 99999999.99 yuan'],
+    [pay('--yuan', `1${'0'.repeat(5000)}`), '--yuan: must be at most 99999999.99 yuan'],
+    [['gateway', 'prepay', '--type', 'cashier', '--title', 'T', '--yuan', '100000000'], '--yuan: must be at most 99999999.99 yuan'],
+    [['refund', 'create', '--biz-order-no', 'B', '--yuan', '0'], '--yuan: must be at least 0.01 yuan'],
+    [['refund', 'create', '--biz-order-no', 'B', '--yuan', '100000000'], '--yuan: must be at most 99999999.99 yuan'],
+    [['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM', '--payee-type', 'user_id', '--payee-account', '2088', '--yuan', '100000000.01'], '--yuan: must be at most 100000000.00 yuan'],
+    [['sandbox', 'balance', '--set-yuan', '99999999999999999999'], '--set-yuan: must be at most 90071992547409.91 yuan'],
     [pay('--amount', '1', '--yuan', '1'), 'give --amount (cents) or --yuan, not both'],
     [pay(), '--amount: is required'],
     [['pay', 'create', '--title', long(101), '--amount', '1'], '--title: must be at most 100 characters'],
@@ -204,6 +212,7 @@ function cases(): Case[] {
     ['@DEEP_JSONL', 'line 1: not JSON: nested deeper than 512 levels'],
     // a CRLF inside a quoted cell is one line: the bad row after it is named on its own line
     ['@CRLF_QUOTED', 'line 4: amount: "1.5" is not a whole number of cents'],
+    ['@BAD_JSONL', 'line 4: yuan: must be at most 100000000.00 yuan'],
   ] as const) all.push([['transfer', 'batch', file, '--channel-mch-no', 'CM'], message])
   // every file a run will write, checked before anything is sent (issue 33.1)
   all.push(
@@ -254,6 +263,9 @@ function cases(): Case[] {
     [['profile', 'set', 'environment', 'local', '--profile', 'counter'], 'environment "local" is reserved'],
     [['profile', 'set', 'allocAmountUnit', 'fen', '--profile', 'counter'], 'allocAmountUnit must be one of: yuan, cents'],
     [['profile', 'set', 'baseUrl', '--profile', 'counter'], 'give a value for baseUrl'],
+    // unset as set: a name that is no setting is refused, whatever is done with it
+    [['profile', 'set', 'nonsense', '--unset', '--profile', 'counter'], 'unknown setting "nonsense"; settings: environment, baseUrl'],
+    [['profile', 'set', '__proto__', '--unset', '--profile', 'counter'], 'unknown setting "__proto__"'],
     [['profile', 'set', 'baseUrl', 'https://x.example', '--profile', 'ghost'], 'no profile named "ghost"'],
     [['profile', 'set', 'baseUrl', 'https://x.example', '--profile', 'local'], 'the built-in local profile cannot be changed'],
     [['pay', 'create', '--title', 'x', '--amount', '1', '--profile', 'ghost'], 'no profile named "ghost"'],
@@ -433,7 +445,7 @@ beforeAll(async () => {
   writeFileSync(f('ragged.csv'), 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088,1,extra,more\n')
   writeFileSync(f('bad-rows.csv'), 'channel,payeeType,payeeAccount,amount,colour\nwalletZ,user_id,2088,1,\nwalletB,user_id,2088,1.5,\nwalletB,openid,o,1,\nwalletB,user_id,2088,1,red\n')
   writeFileSync(f('dup-keys.csv'), 'channel,bizTransferNo,payeeType,payeeAccount,amount\nwalletB,K1,user_id,2088a,100\nwalletB,K1,user_id,2088b,5000\n')
-  writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n')
+  writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"100000000.01"}\n')
   writeFileSync(f('receivers.txt'), '"unclosed,quote\nrow')
   // the same row's amount twice: the dry run used to show 9000.00 yuan, exit 0
   writeFileSync(f('dup-column.csv'), 'channel,payeeType,payeeAccount,amount,amount\nwalletB,user_id,2088A,100,900000\n')
@@ -462,7 +474,7 @@ const FILES: Record<string, string> = {
   '@DUP_COLUMN': 'dup-column.csv', '@DUP_JSON_KEY': 'dup-key.jsonl', '@HUGE_NUMBER_JSONL': 'huge-number.jsonl', '@DEEP_JSONL': 'deep.jsonl', '@CRLF_QUOTED': 'crlf-quoted.csv',
   '@DUP_RECEIVER_KEY': 'receivers-dup.json', '@DUP_RECEIVER_COLUMN': 'receivers-dup.csv', '@MISSPELT_RECEIVER_COLUMN': 'receivers-misspelt.csv',
 }
-const resolveFiles = (args: string[]) => args.map((a) => (FILES[a] ? f(FILES[a]) : a))
+const resolveFiles = (args: string[]) => args.map((a) => (Object.hasOwn(FILES, a) ? f(FILES[a]) : a))
 
 describe('the bad-input campaign', () => {
   const all = cases()

@@ -132,15 +132,27 @@ describe('the epay commands', () => {
     expect(created.body.data).toMatchObject({orderId: created.body.response.data.orderId, orderNo: created.body.response.trade_no})
   })
 
-  it('epay v2 query\'s table shows refundmoney once refunded', async () => {
+  it('epay v2 query\'s table shows refundmoney once refunded, and every amount in yuan as the module speaks it', async () => {
     const {outTradeNo} = (await c.json(['epay', 'v2', 'create', '--method', 'walletB', '--name', 'T', '--money', '10.00'])).body
     const unpaid = await c.run(['epay', 'v2', 'query', '--out-trade-no', outTradeNo])
     expect(unpaid.stdout).not.toContain('refundmoney')
     expect((await c.run(['sandbox', 'pay', outTradeNo])).code).toBe(0)
-    expect((await c.run(['epay', 'v2', 'refund', '--out-trade-no', outTradeNo, '--money', '3.00'])).code).toBe(0)
+    const refund = await c.json(['epay', 'v2', 'refund', '--out-trade-no', outTradeNo, '--money', '3.00'])
+    expect(refund.code).toBe(0)
     const refunded = await c.run(['epay', 'v2', 'query', '--out-trade-no', outTradeNo])
     expect(refunded.code).toBe(0)
+    expect(refunded.stdout).toMatch(/^amount \(yuan\)\t10\.00$/m)
     expect(refunded.stdout).toMatch(/^refundmoney\t3\.00$/m)
+    expect(refunded.stdout).not.toMatch(/\t1000$/m)
+    const refundQuery = await c.run(['epay', 'v2', 'refund-query', '--out-refund-no', refund.body.outRefundNo])
+    expect(refundQuery.stdout).toMatch(/^amount \(yuan\)\t3\.00$/m)
+    // V1's query answers data unsigned, its cents beside each other: all in yuan
+    const v1 = await c.run(['epay', 'v1', 'query', '--out-trade-no', outTradeNo])
+    expect(v1.stdout).toMatch(/^amount \(yuan\)\t10\.00$/m)
+    expect(v1.stdout).toMatch(/^realAmount \(yuan\)\t10\.00$/m)
+    expect(v1.stdout).toMatch(/^refundableBalance \(yuan\)\t7\.00$/m)
+    // --json keeps the answer's data as the platform sent it (cents)
+    expect((await c.json(['epay', 'v2', 'query', '--out-trade-no', outTradeNo])).body.data.amount).toBe(1000)
   })
 
   it('--method and --type take the protocol\'s wallet words, --device its six values', async () => {

@@ -45,7 +45,7 @@ describe('epay v2 end to end with the local profile', () => {
     const unpaid = await c.run(['epay', 'v2', 'query', '--out-trade-no', outTradeNo])
     expect(unpaid.code).toBe(0)
     expect(unpaid.stdout).toMatch(/^status\tprogress$/m)
-    expect(unpaid.stdout).toMatch(/^amount\t1250$/m)
+    expect(unpaid.stdout).toMatch(/^amount \(yuan\)\t12\.50$/m)
     expect((await c.run(['sandbox', 'pay', orderNo])).code).toBe(0)
     const paid = await c.json(['epay', 'v2', 'query', '--trade-no', orderNo])
     expect(paid.body.data).toMatchObject({status: 'success'})

@@ -41,6 +41,19 @@ describe('flags', () => {
   })
 })
 
+describe('oclif\'s own messages on a terminal', () => {
+  it('print clean: a forgotten flag, flags that exclude each other (oclif dims them; the escapes showed as text)', async () => {
+    for (const [args, message] of [
+      [['mch', 'login'], 'Error: Missing required flag account\n'],
+      [['verify', '--data', '{}', '--request', '--callback'], 'Error: --callback=true cannot also be provided when using --request\n'],
+    ] as const) {
+      const t = terminal([...args], {env: c.env})
+      expect(await t.exited, args.join(' ')).toBe(2)
+      expect(t.output(), args.join(' ')).toBe(message)
+    }
+  })
+})
+
 describe('keys generate', () => {
   it('says where it wrote the files; piped, only labelled lines', async () => {
     const result = await c.run(['keys', 'generate', '--name', 'shop'])
@@ -61,7 +74,7 @@ describe('a production transfer', () => {
     const transfer = ['transfer', '--profile', 'prod', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088', '--amount', '100']
     const missing = await c.run(transfer)
     expect(missing.code).toBe(2)
-    expect(missing.stderr).toContain('--channel-mch-no: is required')
+    expect(missing.stderr).toContain('--channel-mch-no: is required\ngive --channel-mch-no, or set the profile\'s, which every transfer then uses: unipay profile set channelMchNo CHANNEL_MCH_NO --profile prod\n')
     expect(missing.stderr).not.toContain('--yes')
     // with every field right, it is --yes that is missing
     const unconfirmed = await c.run([...transfer, '--channel-mch-no', 'CM1'])

@@ -44,10 +44,13 @@ describe('interactive profile add', () => {
     t.type(`~/keys/${keys.privateKeyFile.split('/').pop()}${ENTER}`)
     await t.waitFor(/Platform public key file/)
     t.type(`~/keys/${keys.publicKeyFile.split('/').pop()}${ENTER}`)
+    // optional: the channel merchant number transfers sign
+    await t.waitFor(/Channel merchant number \(channelMchNo, for transfers; blank: none\)/)
+    t.type(`CM300${ENTER}`)
     expect(await t.exited).toBe(0)
     expect(t.output()).toContain('added profile shop')
     const shown = await c.json(['profile', 'show', 'shop'])
-    expect(shown.body.data).toMatchObject({name: 'shop', mchNo: 'M300', privateKeyFile: keys.privateKeyFile, platformPublicKeyFile: keys.publicKeyFile, 'private key': keys.fingerprint})
+    expect(shown.body.data).toMatchObject({name: 'shop', mchNo: 'M300', channelMchNo: 'CM300', privateKeyFile: keys.privateKeyFile, platformPublicKeyFile: keys.publicKeyFile, 'private key': keys.fingerprint})
   }, 30_000)
 })
 

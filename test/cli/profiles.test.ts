@@ -112,6 +112,25 @@ describe('keys and profiles', () => {
     expect(missing.stderr).toContain('no profile named "ghost"')
   })
 
+  it('signs a profile\'s channelMchNo into transfers only: other calls route normally unless --channel-mch-no asks', async () => {
+    expect((await c.run(['profile', 'add', 'direct', '--base-url', 'https://sandbox.pay.example.com', '--mch-no', 'M201', '--private-key-file', privateKeyFile, '--channel-mch-no', 'CM201'])).code).toBe(0)
+    const signed = async (args: string[]) => (await c.json([...args, '--profile', 'direct', '--dry-run'])).body.request.body
+    for (const args of [
+      ['pay', 'create', '--title', 'x', '--amount', '1'],
+      ['refund', 'create', '--biz-order-no', 'B1', '--amount', '1'],
+      ['query', 'pay', '--biz-order-no', 'B1'],
+      ['gateway', 'prepay', '--type', 'cashier', '--title', 'x', '--amount', '1'],
+      ['ping'],
+      ['api', '/unipay/ping'],
+    ]) {
+      expect(await signed(args), args.join(' ')).not.toHaveProperty('channelMchNo')
+      expect(await signed([...args, '--channel-mch-no', 'CM9']), args.join(' ')).toMatchObject({channelMchNo: 'CM9'})
+    }
+    const transfer = ['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088', '--amount', '100']
+    expect(await signed(transfer)).toMatchObject({channelMchNo: 'CM201'})
+    expect(await signed([...transfer, '--channel-mch-no', 'CM9'])).toMatchObject({channelMchNo: 'CM9'})
+  })
+
   it('warns when a private key file is readable by others', async () => {
     const loose = join(c.dir, 'loose.pem')
     writeFileSync(loose, privatePem, {mode: 0o644})

@@ -73,6 +73,36 @@ describe('sandbox credentials', () => {
     expect(env).toContain(`UNIPAY_SANDBOX_PLATFORM_PUBLIC_KEY=${creds.platformPublicKey}\n`)
     expect((await c.run(['sandbox', 'credentials', '--format', 'properties'])).stdout).toContain('unipay.sandbox.mchNo=M1000000001')
   })
+
+  it('--format env, sourced, points unipay itself at this sandbox, and never over a profile named with --profile', async () => {
+    const creds = (await c.json(['sandbox', 'credentials'])).body.data
+    const file = join(c.dir, '.env.sandbox')
+    writeFileSync(file, (await c.run(['sandbox', 'credentials', '--format', 'env'])).stdout)
+    const env = readFileSync(file, 'utf8')
+    expect(env).toContain(`UNIPAY_PROFILE=local\nUNIPAY_SANDBOX_DIR=${creds.dataDir}\n`)
+    // nothing unipay reads that would win over a profile: its address, merchant or keys
+    expect(env).not.toMatch(/^UNIPAY_(BASE_URL|MCH_NO|APP_ID|PRIVATE_KEY_FILE|PLATFORM_PUBLIC_KEY_FILE)=/m)
+    const keys = join(c.dir, 'prod-keys')
+    expect((await c.run(['keys', 'generate', '--out-dir', keys, '--name', 'prod'])).code).toBe(0)
+    expect((await c.run(['profile', 'add', 'prod', '--environment', 'production', '--base-url', 'https://pay.example.com', '--mch-no', 'M77', '--private-key-file', join(keys, 'prod-private.pem'), '--use'])).code).toBe(0)
+    try {
+      const sourced = async (args: string) => {
+        const {code, output} = await foreground(`set -a; . ${file}; set +a; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, {cwd: c.dir, env: c.env})
+        expect(code, output).toBe(0)
+        return JSON.parse(output.slice(output.indexOf('{')))
+      }
+      // the active profile is production: sourced, the file points unipay at the sandbox
+      const local = await sourced('pay create --title T --amount 1 --dry-run --json')
+      expect(local.request.url).toBe(`${creds.baseUrl}/unipay/pay`)
+      expect(local.request.body.mchNo).toBe(creds.mchNo)
+      // and --profile still means that profile, its address, merchant and key
+      const prod = await sourced('pay create --title T --amount 1 --dry-run --json --profile prod')
+      expect(prod.request.url).toBe('https://pay.example.com/unipay/pay')
+      expect(prod.request.body.mchNo).toBe('M77')
+    } finally {
+      expect((await c.run(['profile', 'use', 'local'])).code).toBe(0)
+    }
+  })
 })
 
 describe('a sandbox that stays where it is', () => {

@@ -2,6 +2,7 @@ import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {openUrl} from '../../cli/open.js'
 import {UsageError} from '../../errors.js'
+import {MAX_PAY_CENTS} from '../../protocol/money.js'
 import {renderPayBody} from '../../output/paybody.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
@@ -53,7 +54,7 @@ export default class GatewayPrepay extends BaseCommand {
     const fields = withFlags(data, {
       bizOrderNo: flags['biz-order-no'],
       title: flags.title,
-      amount: amountInCents(flags, data.amount === undefined),
+      amount: amountInCents(flags, {required: data.amount === undefined, maxCents: MAX_PAY_CENTS}),
       description: flags.description,
       currency: flags.currency,
       gatewayPayType: type,

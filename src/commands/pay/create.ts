@@ -3,6 +3,7 @@ import {apiFlags, BaseCommand, Flags, type DryRun} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
 import {fastEndpoints} from '../../protocol/field-rules.js'
+import {MAX_PAY_CENTS} from '../../protocol/money.js'
 import {createPayment} from '../../services/pay.js'
 import type {NormalPayResult} from '../../protocol/answers.js'
 
@@ -52,7 +53,7 @@ export default class PayCreate extends BaseCommand {
     const fields = withFlags(data, {
       bizOrderNo: flags['biz-order-no'],
       title: flags.title,
-      amount: amountInCents(flags, data.amount === undefined),
+      amount: amountInCents(flags, {required: data.amount === undefined, maxCents: MAX_PAY_CENTS}),
       description: flags.description,
       currency: flags.currency,
       method: flags.method,

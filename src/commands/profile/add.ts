@@ -22,7 +22,7 @@ export default class ProfileAdd extends BaseCommand {
     'base-url': Flags.string({description: 'platform address'}),
     'mch-no': Flags.string({description: 'merchant number'}),
     'app-id': Flags.string({description: 'application id'}),
-    'channel-mch-no': Flags.string({description: 'channel merchant number'}),
+    'channel-mch-no': Flags.string({description: 'channel merchant number, the default of transfers'}),
     'private-key-file': Flags.string({description: 'merchant private key file'}),
     'platform-public-key-file': Flags.string({description: 'platform public key file'}),
     pid: Flags.string({description: 'merchant number of the compatibility module'}),
@@ -72,5 +72,6 @@ export default class ProfileAdd extends BaseCommand {
     settings.appId ??= await ask('appId', 'Application id (appId, blank for the default app)')
     settings.privateKeyFile ??= await ask('privateKeyFile', 'Merchant private key file (blank: none yet, see `unipay keys generate`)')
     settings.platformPublicKeyFile ??= await ask('platformPublicKeyFile', 'Platform public key file')
+    settings.channelMchNo ??= await ask('channelMchNo', 'Channel merchant number (channelMchNo, for transfers; blank: none)')
   }
 }

@@ -1,5 +1,6 @@
 import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
+import {MAX_PAY_CENTS} from '../../protocol/money.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
 import {createRefund} from '../../services/refund.js'
@@ -31,7 +32,7 @@ export default class RefundCreate extends BaseCommand {
 
   async run(): Promise<RefundCreateResult> {
     const {flags} = await this.parse(RefundCreate)
-    const amount = amountInCents(flags)
+    const amount = amountInCents(flags, {maxCents: MAX_PAY_CENTS})
     const context = await this.context(flags)
     await this.confirmMoney(context.profile, `refund ${amount} cents`, flags.yes || flags['dry-run'])
     const result = await createRefund(

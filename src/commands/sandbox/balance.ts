@@ -20,7 +20,12 @@ export default class SandboxBalance extends BaseCommand {
 
   async run(): Promise<SandboxBalanceResult> {
     const {flags} = await this.parse(SandboxBalance)
-    const amount = amountInCents({amount: flags['set-amount'], yuan: flags['set-yuan']}, false)
+    const amount = amountInCents({amount: flags['set-amount'], yuan: flags['set-yuan']}, {
+      required: false,
+      minCents: 0,
+      maxCents: Number.MAX_SAFE_INTEGER,
+      flags: {cents: 'set-amount', yuan: 'set-yuan'},
+    })
     const answer = await merchantBalance(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), {mchNo: flags['mch-no'], amount})
     return this.emit(answer, () => this.io.out(renderRecord([['mchNo', answer.mchNo], ['balance', money(answer.balance)]], this.io.stdoutTty)))
   }

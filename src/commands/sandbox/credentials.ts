@@ -10,7 +10,7 @@ export type SandboxCredentialsResult = Credentials
 export default class SandboxCredentials extends BaseCommand {
   static summary = 'Print what your own backend needs to call the local sandbox'
   static description =
-    'Base address, merchant number, app id, the merchant private key file (PEM, and beside it the same key as bare Base64, which epay V2 client configs take), the platform public key (PEM and bare Base64), the epay pid, V1/V2 base addresses and the V1 MD5 key file (the key\'s characters alone, no trailing newline), and every other merchant\'s MD5 key file (merchants added with `sandbox merchants add` have one too). Files are named, their contents never printed. Starts the sandbox when needed; its port stays the same across restarts.'
+    'Base address, merchant number, app id, the merchant private key file (PEM, and beside it the same key as bare Base64, which epay V2 client configs take), the platform public key (PEM and bare Base64), the epay pid, V1/V2 base addresses and the V1 MD5 key file (the key\'s characters alone, no trailing newline), and every other merchant\'s MD5 key file (merchants added with `sandbox merchants add` have one too). Files are named, their contents never printed. Starts the sandbox when needed; its port stays the same across restarts.\n\n--format env begins with UNIPAY_PROFILE=local and UNIPAY_SANDBOX_DIR (this sandbox\'s data folder): sourced into a shell, they point unipay itself at this sandbox, while --profile still names any other profile whole (no address or key variable of unipay\'s is written). The UNIPAY_SANDBOX_* lines after them are for your own backend; unipay does not read them.'
 
   static examples = [
     '<%= config.bin %> sandbox credentials',
@@ -20,7 +20,7 @@ export default class SandboxCredentials extends BaseCommand {
   ]
 
   static flags = {
-    format: Flags.string({description: 'env: NAME=value lines; properties: unipay.sandbox.key=value lines', options: ['table', 'env', 'properties'], default: 'table'}),
+    format: Flags.string({description: 'env: NAME=value lines (sourced, unipay itself uses this sandbox); properties: unipay.sandbox.key=value lines', options: ['table', 'env', 'properties'], default: 'table'}),
     ...sandboxFlags,
   }
 

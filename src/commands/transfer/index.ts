@@ -2,7 +2,7 @@ import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/field-rules.js'
+import {MAX_TRANSFER_CENTS, TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/field-rules.js'
 import {reportInfosFromPairs, transfer} from '../../services/transfer.js'
 import type {TransferCreateResult} from '../../protocol/answers.js'
 
@@ -40,7 +40,7 @@ export default class Transfer extends BaseCommand {
 
   async run(): Promise<TransferResult> {
     const {flags} = await this.parse(Transfer)
-    const amount = amountInCents(flags)
+    const amount = amountInCents(flags, {maxCents: MAX_TRANSFER_CENTS})
     const reportInfos = reportInfosFromPairs(flags['report-info'])
     const context = await this.context(flags)
     const fields = {

@@ -2,8 +2,8 @@
 // (rows and amounts, in all and by channel; each row's bizTransferNo) a run will follow.
 import {createHash} from 'node:crypto'
 import {InterruptedError, UsageError} from '../../errors.js'
-import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
-import {checkRules, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
+import {MoneyFormatError, yuanToCentsWithin} from '../../protocol/money.js'
+import {checkRules, MAX_TRANSFER_CENTS, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
 import {counted} from '../../protocol/plural.js'
 import {writeCsv} from '../files/csv-writer.js'
 import {checkReadable, isJsonLines, readHeader, readRows, separatorProblem, unknownColumn as unknownFileColumn, type Header, type RowProblem} from '../files/reader.js'
@@ -47,7 +47,7 @@ function headerProblems(header: Header, defaults: Record<string, unknown>): {pro
   for (const field of REQUIRED_COLUMNS) {
     const given = columns.includes(field) || (field === 'amount' && columns.includes('yuan')) || defaults[field] !== undefined
     if (given) continue
-    const flag = {channel: ' (or --channel)', channelMchNo: ' (or --channel-mch-no)'}[field] ?? ''
+    const flag = {channel: ' (or --channel)', channelMchNo: ' (or --channel-mch-no, or the profile\'s: unipay profile set channelMchNo CHANNEL_MCH_NO)'}[field] ?? ''
     problems.push({line: 1, field, message: `no ${field === 'amount' ? 'amount (or yuan)' : field} column${flag}: every row needs one`})
     fields.add(field)
   }
@@ -70,7 +70,7 @@ export function rowFields(record: Record<string, unknown>, defaults: Record<stri
   if (fields.amount !== undefined && fields.yuan !== undefined) problems.push({field: 'amount', message: 'give amount (cents) or yuan, not both'})
   else if (fields.yuan !== undefined) {
     try {
-      fields.amount = yuanToCents(String(fields.yuan))
+      fields.amount = yuanToCentsWithin(String(fields.yuan), 1, MAX_TRANSFER_CENTS)
     } catch (error) {
       problems.push({field: 'yuan', message: (error as MoneyFormatError).message})
     }
