@@ -4,7 +4,7 @@
 // literals, a repeated key changes its value, or nesting is absurdly deep.
 import {parse as losslessParse} from 'lossless-json'
 import {describe, expect, it} from 'vitest'
-import {isLosslessNumber, JsonNumberTooLongError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, parseJsonObject, StringToSignTooLongError, type JsonValue} from '../../src/protocol/json.js'
+import {isLosslessNumber, JsonNumberTooLongError, JsonRepeatedKeyError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, parseJsonObject, StringToSignTooLongError, type JsonValue} from '../../src/protocol/json.js'
 import {MAX_STRING_TO_SIGN_CHARS} from '../../src/protocol/canonical.js'
 
 /**
@@ -142,7 +142,9 @@ describe('parseJson', () => {
   })
 
   it('refuses a key repeated with another value, and takes one repeated with the same', () => {
-    expect(() => parseJsonObject('{"amount":1,"title":"T","amount":100}')).toThrow(new JsonSyntaxError('the key "amount" at position 24 is repeated with another value'))
+    expect(() => parseJsonObject('{"amount":1,"title":"T","amount":100}')).toThrow(new JsonRepeatedKeyError('amount', 24, 'the key "amount" at position 24 is repeated with another value'))
+    // a syntax error all the same, for every reader that catches those
+    expect(() => parseJsonObject('{"amount":1,"amount":2}')).toThrow(JsonSyntaxError)
     expect(() => parseJsonObject('{"a":1.0,"a":1}')).toThrow(/"a" at position 9 is repeated with another value/)
     expect(() => parseJsonObject('{"a":{"b":[1,2]},"a":{"b":[1,3]}}')).toThrow(/"a" at position 17 is repeated/)
     expect(parseJsonObject('{"a":{"b":[1,"x",null]},"a":{"b":[1,"x",null]}}')).toEqual(parseJsonObject('{"a":{"b":[1,"x",null]}}'))
