@@ -1,14 +1,16 @@
 // The journal beside the batch file (FILE.journal), one JSON line per entry: "start" once, then
-// "sending" before each call and "result" after it, so a run killed at any moment knows which
-// rows may have landed. Read back, it gives where every row stands, and what an earlier run of
+// "sending" before each call and "result" after it (or "unsent": its request never left), so a
+// run killed at any moment knows which rows may have landed. Read back, it gives where every row stands, and what an earlier run of
 // the file left: refused, resumed, or archived for a new file.
-import {closeSync, createReadStream, existsSync, openSync, readdirSync, writeSync} from 'node:fs'
+import {createReadStream, existsSync, readdirSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
 import {formatGmt8} from '../../protocol/time.js'
 import {counted} from '../../protocol/plural.js'
+import {openAppendLog, type AppendLog} from '../files/append-log.js'
+import {checkWritable, type KeptFile} from '../files/csv-writer.js'
 
 /** A journal's time as every other time on screen: GMT+8, `yyyy-MM-dd HH:mm:ss` (--json keeps the recorded ISO time). */
 const shownTime = (at: string): string => formatGmt8(new Date(at))
@@ -27,6 +29,12 @@ export interface RowResult {
   message?: string
 }
 
+/** A row this run did not send: it stopped first, or the row's request never left the machine (a refused connection). */
+export type UnsentRow = Omit<RowResult, 'outcome'> & {outcome: 'not sent'}
+
+/** What a run says of each of its rows. */
+export type RowReport = RowResult | UnsentRow
+
 /** Where the rows of a batch stand, from its journal and this run. */
 export interface Tally {
   rows: number
@@ -37,6 +45,8 @@ export interface Tally {
   failed: Pick<RowResult, 'line' | 'bizTransferNo' | 'outcome' | 'transferNo' | 'code' | 'message'>[]
   journal: string
   outFile?: string
+  /** The result CSV could not be written (a full disk, its folder gone): every outcome is in the journal. */
+  unwritten?: {file: string; problem: string}
 }
 
 /** Which rows are finished: a watermark plus the few finished out of order above it. */
@@ -57,11 +67,14 @@ class FinishedRows {
 
 /**
  * `runId`: a run that pays a finished file again (its rows' numbers derive from it); `flags`:
- * the run's own flags, for the command that finishes it (`status` names it).
+ * the run's own flags, for the command that finishes it (`status` names it); `defaults`: the
+ * values rows without a column take, so that `status` can name rows never sent.
  */
-type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string; runId?: string; flags?: string[]}
+type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string; runId?: string; flags?: string[]; defaults?: Record<string, unknown>}
 type SendingEntry = {type: 'sending'; index: number; line?: number; bizTransferNo: string; channel?: string; amount?: number}
-export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult)
+/** Whether the result CSV was written from this journal: a lost one is written again by `status`, never paid again. */
+type ResultsEntry = {type: 'results'; file: string; written: boolean; at: string}
+export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult) | ({type: 'unsent'} & UnsentRow) | ResultsEntry
 
 /**
  * A journal's state. A row's results run processing -> final (a later line wins); memory grows
@@ -83,6 +96,8 @@ export interface JournalState {
   cents: Record<Outcome, number>
   failed: Tally['failed']
   done: number
+  /** The result CSV the latest attempt failed to write, if it failed. */
+  resultsLost?: string
 }
 
 const emptyCounts = (): Record<Outcome, number> => ({success: 0, processing: 0, fail: 0, unknown: 0})
@@ -127,7 +142,10 @@ export async function readJournal(journal: string, keep = true): Promise<Journal
     } else if (entry.type === 'result') {
       const {type: _, ...result} = entry
       applyResult(state, result)
-    }
+    } else if (entry.type === 'unsent') {
+      // its request never left: nothing to look up, and --resume sends it
+      if (!state.finished.has(entry.index)) state.unresolved.delete(entry.index)
+    } else if (entry.type === 'results') state.resultsLost = entry.written ? undefined : entry.file
   }
   return state
 }
@@ -139,32 +157,30 @@ export function tallyOf(state: JournalState, journal: string, unknownRows: RowRe
 }
 
 /**
- * A journal appended to synchronously (a kill never loses a line `write` returned); quiet once
- * closed. `later` keeps a line until the next write or the close, so a row costs one system call:
- * for results a kill may lose, as the row's "sending" line makes --resume look it up instead.
+ * The batch's journal, appended to synchronously. `later` keeps a line until the next write or
+ * the close, so a row costs one system call: for results a kill may lose, as the row's "sending"
+ * line makes --resume look it up instead.
  */
-export function openJournal(journal: string) {
-  const fd = openSync(journal, 'a', 0o600)
-  let open = true
-  let waiting = ''
-  return {
-    write(entry: JournalEntry) {
-      if (open) writeSync(fd, `${waiting}${JSON.stringify(entry)}\n`)
-      waiting = ''
-    },
-    later(entry: JournalEntry) {
-      if (open) waiting += `${JSON.stringify(entry)}\n`
-    },
-    flush() {
-      if (open && waiting) writeSync(fd, waiting)
-      waiting = ''
-    },
-    close() {
-      this.flush()
-      if (open) closeSync(fd)
-      open = false
-    },
-  }
+export const openJournal = (journal: string): BatchLog => openAppendLog<JournalEntry>(journal, 'sending stopped, as every send must be recorded before it goes')
+export type BatchLog = AppendLog<JournalEntry>
+
+/** The files a run of a batch keeps: no file it writes may be one of them. */
+function keptFiles(file: string, journal: string): KeptFile[] {
+  return [
+    {path: file, what: 'the batch file'},
+    {path: journal, what: 'its journal'},
+    {path: `${journal}.lock`, what: "its journal's lock"},
+  ]
+}
+
+/**
+ * Every file a run (or `status`, or a dry run) will write, checked before anything is read from
+ * or sent to the platform: the journal's folder (beside the file) can be written, and --out can
+ * be, and is none of the files the run keeps. Exit 2, nothing sent.
+ */
+export function checkRunFiles(file: string, outFile: string | undefined, {journal = `${file}.journal`, writesJournal = true} = {}): void {
+  if (writesJournal) checkWritable(`the journal ${journal}`, journal, [{path: file, what: 'the batch file'}])
+  if (outFile) checkWritable('--out', outFile, keptFiles(file, journal))
 }
 
 /** Resuming or settling a batch on another merchant or platform would look for its rows in the wrong place. */
@@ -260,12 +276,12 @@ function alreadyPaid(file: string, journal: string, state: JournalState): UsageE
   return refusal(
     'already-run',
     `${file} was run to the end already (${start ? `started ${shownTime(start.at)}, ` : ''}${counted(start?.rows ?? state.done, 'row')}: ${outcomes}; journal ${journal}): nothing was sent. Its rows keep their bizTransferNo, so running it again would pay nobody`,
-    {journal, startedAt: start?.at, counts: {...counts, processing: state.pending.size}},
+    {journal, startedAt: start?.at, counts: {...counts, processing: state.pending.size}, ...(state.resultsLost ? {resultsLost: state.resultsLost} : {})},
   )
 }
 
 /** Why a run cannot start, with the facts a command turns into the command line that goes on. */
-export function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run' | 'locked', message: string, details: Record<string, unknown>): UsageError {
+function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run', message: string, details: Record<string, unknown>): UsageError {
   const error = new UsageError(message)
   error.details = {reason, ...details}
   return error

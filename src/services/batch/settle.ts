@@ -1,52 +1,22 @@
 // One row on the platform: create it, and when its outcome is unknown (a timeout, an unsigned
-// error, "already submitted") look it up before any resend; the run's health stops the sending
-// after an interruption or a run of transport failures.
+// error, "already submitted") look it up before any resend; the run's health (files/walk.ts)
+// stops the sending after an interruption or a run of transport failures.
 import type {ClientConfig} from '../../client/pipeline.js'
 import {PlatformError, SignatureError, TransportError} from '../../errors.js'
 import {createTransfer, queryTransfer} from '../transfer.js'
+import {sleep, type Health} from '../files/walk.js'
 import type {Outcome, RowResult} from './journal.js'
 
 const SEND_ATTEMPTS = 3
-/** Consecutive transport failures, with no answer between them, that mean the platform is down. */
-const UNREACHABLE_AFTER = 5
 
-/** Why a run stopped before every row was sent. */
-export type StopReason = 'unreachable' | 'interrupted'
-
-/** Whether to go on sending: not after an interruption, nor after a run of transport failures. */
-export class Health {
-  stopped: StopReason | undefined
-  private failures = 0
-  private halt!: () => void
-  /** Settles when the run must stop (so a full window of rows does not hold the loop). */
-  readonly halted = new Promise<void>((resolve) => (this.halt = resolve))
-
-  constructor(signal?: AbortSignal) {
-    if (signal?.aborted) this.stop('interrupted')
-    signal?.addEventListener('abort', () => this.stop('interrupted'), {once: true})
-  }
-
-  answered(): void {
-    this.failures = 0
-  }
-
-  unreachable(): void {
-    if (++this.failures >= UNREACHABLE_AFTER) this.stop('unreachable')
-  }
-
-  private stop(reason: StopReason): void {
-    this.stopped ??= reason
-    this.halt()
-  }
-}
-
+/** What the platform says of a row. */
 type Settled = Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'>
 
 /**
  * One row's outcome: create; when the outcome is unknown, query before any resend. `mayHaveLanded`:
  * this journal records the row as sent before, with no outcome.
  */
-export async function settleRow(client: ClientConfig, fields: Record<string, unknown>, mayHaveLanded: boolean, health: Health): Promise<Settled> {
+export async function settleRow(client: ClientConfig, fields: Record<string, unknown>, mayHaveLanded: boolean, health: Health): Promise<Settled | {outcome: 'not sent'; message: string}> {
   let checkFirst = mayHaveLanded
   // whether a send of this run (or of the run this journal records) may have created the row
   let sentBefore = mayHaveLanded
@@ -84,7 +54,7 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
         }
         // it exists but cannot be read now: unknown, for --resume to settle
         lastError = `already submitted, but it could not be looked up: ${error.platformMessage}`
-        checkFirst = true
+        checkFirst = sentBefore = true
         await pause(attempt)
         continue
       }
@@ -113,6 +83,8 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
       await pause(attempt)
     }
   }
+  // no attempt's request left the machine (a refused connection, a name that did not resolve)
+  if (!sentBefore) return {outcome: 'not sent', message: `not sent: ${lastError}`}
   return {outcome: 'unknown', message: `outcome unknown: ${lastError}`}
 }
 
@@ -146,11 +118,4 @@ export function sameRow(found: Found, fields: RowKey): Settled {
   return result
 }
 
-/** A pause that an abort cuts short (its timer cleared, so it never holds the process). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), {once: true})
-  })
-}
 const pause = (attempt: number) => sleep(200 * 2 ** attempt)
