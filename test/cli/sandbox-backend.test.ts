@@ -82,12 +82,14 @@ describe('sandbox credentials', () => {
     expect(env).toContain(`UNIPAY_PROFILE=local\nUNIPAY_SANDBOX_DIR=${creds.dataDir}\n`)
     // nothing unipay reads that would win over a profile: its address, merchant or keys
     expect(env).not.toMatch(/^UNIPAY_(BASE_URL|MCH_NO|APP_ID|PRIVATE_KEY_FILE|PLATFORM_PUBLIC_KEY_FILE)=/m)
-    const keys = join(c.dir, 'prod-keys')
-    expect((await c.run(['keys', 'generate', '--out-dir', keys, '--name', 'prod'])).code).toBe(0)
-    expect((await c.run(['profile', 'add', 'prod', '--environment', 'production', '--base-url', 'https://pay.example.com', '--mch-no', 'M77', '--private-key-file', join(keys, 'prod-private.pem'), '--use'])).code).toBe(0)
+    // a user of this machine whose active profile is production (a CLI home of its own)
+    const user = cli()
     try {
+      const keys = join(user.dir, 'prod-keys')
+      expect((await user.run(['keys', 'generate', '--out-dir', keys, '--name', 'prod'])).code).toBe(0)
+      expect((await user.run(['profile', 'add', 'prod', '--environment', 'production', '--base-url', 'https://pay.example.com', '--mch-no', 'M77', '--private-key-file', join(keys, 'prod-private.pem'), '--use'])).code).toBe(0)
       const sourced = async (args: string) => {
-        const {code, output} = await foreground(`set -a; . ${file}; set +a; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, {cwd: c.dir, env: c.env})
+        const {code, output} = await foreground(`set -a; . ${file}; set +a; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, {cwd: user.dir, env: user.env})
         expect(code, output).toBe(0)
         return JSON.parse(output.slice(output.indexOf('{')))
       }
@@ -100,9 +102,10 @@ describe('sandbox credentials', () => {
       expect(prod.request.url).toBe('https://pay.example.com/unipay/pay')
       expect(prod.request.body.mchNo).toBe('M77')
     } finally {
-      expect((await c.run(['profile', 'use', 'local'])).code).toBe(0)
+      await user.cleanup()
     }
-  })
+    // two node starts in a shell, slow on a loaded machine
+  }, 120_000)
 })
 
 describe('a sandbox that stays where it is', () => {
