@@ -242,10 +242,10 @@ export class Notifier {
   }
 
   /** When an attempt due at `due` is made: at its due time when a jump of the clock passed over it, else now. */
-  private attemptTime(due: number | undefined): {at: number; inJump: boolean} {
+  private attemptTime(due: number | undefined): number {
     const {jump} = this
-    if (jump && due !== undefined && due <= jump.to) return {at: Math.max(due, jump.from), inJump: true}
-    return {at: this.options.now().getTime(), inJump: false}
+    if (jump && due !== undefined && due <= jump.to) return Math.max(due, jump.from)
+    return this.options.now().getTime()
   }
 
   private sendDue(): void {
@@ -282,8 +282,8 @@ export class Notifier {
 
   private async send(notification: Notification): Promise<void> {
     const {store, timeScale} = this.options
-    const when = this.attemptTime(notification.nextAttemptAt)
-    const attempt: Attempt = {at: new Date(when.at).toISOString(), acknowledged: false}
+    const at = this.attemptTime(notification.nextAttemptAt)
+    const attempt: Attempt = {at: new Date(at).toISOString(), acknowledged: false}
     const delivery = notification as Delivery
     // the URL as sent this time is kept, so the log shows what the receiver got
     const url = delivery.v2Params && delivery.notifyUrl ? this.signedV2Url(delivery.notifyUrl, delivery.v2Params) : notification.url
@@ -314,8 +314,9 @@ export class Notifier {
     this.inFlight--
     this.running.delete(notification.id)
     if (this.stopped) return
-    // inside a jump the retry is due from the attempt's time on the sandbox clock; else from its answer
-    const next = this.record(store.get<Notification>('notifications', notification.id) ?? notification, attempt, when.inJump ? when.at : undefined)
+    // while the clock jumps (this attempt in it, or under way when it began) the retry is due from
+    // the attempt's time on the sandbox clock; else from its answer
+    const next = this.record(store.get<Notification>('notifications', notification.id) ?? notification, attempt, this.jump ? at : undefined)
     if (next.state !== 'pending') this.pending.delete(notification.id)
     this.schedule()
   }

@@ -17,7 +17,10 @@ let c: Cli
 let sandboxUrl = ''
 beforeAll(async () => {
   c = cli()
-  sandboxUrl = (await c.json(['sandbox', 'start', '--time-scale', '10'])).body.data.url
+  // the sandbox clock runs: walletB transfers settle 300 ms after they are accepted, which a
+  // batch's --wait follows (bounded by 10m here: a limit, never a measure); walletA payees have
+  // their 10 minutes to confirm
+  sandboxUrl = (await c.json(['sandbox', 'start'])).body.data.url
 })
 afterAll(async () => {
   await c.cleanup()
@@ -106,7 +109,7 @@ describe('running a file again', () => {
   it('refuses a finished file run again (exit 2, when it ran, how to pay again), sending nothing; --again pays every row again under new numbers', async () => {
     const file = payoutFile(accounts('AGAIN', 3))
     const out = join(c.dir, 'again-results.csv')
-    expect((await c.run(['transfer', 'batch', file, '--wait', '30s', '--out', out])).code).toBe(0)
+    expect((await c.run(['transfer', 'batch', file, '--wait', '10m', '--out', out])).code).toBe(0)
     const first = sent(file)
     const before = await sandboxTransfers(c)
 
@@ -119,7 +122,7 @@ describe('running a file again', () => {
     expect(json.body).toMatchObject({ok: false, error: {exitCode: 2, details: {reason: 'already-run', journal: `${file}.journal`, counts: {success: 3}}}})
     expect(await sandboxTransfers(c)).toHaveLength(before.length)
 
-    const again = await c.json(['transfer', 'batch', file, '--again', '--wait', '30s'])
+    const again = await c.json(['transfer', 'batch', file, '--again', '--wait', '10m'])
     expect(again.code).toBe(0)
     expect(again.body.data).toMatchObject({runId: expect.stringMatching(/^[0-9a-f]{16}$/), counts: {success: 3}, archived: expect.stringMatching(/\.journal$/)})
     const second = sent(file)
@@ -233,7 +236,7 @@ describe('rows left processing', () => {
 
   it('--wait reports a transfer that fails after it was accepted (exit 5)', async () => {
     const file = payoutFile(['2088LATE_fails_later', ...accounts('LATE', 1)])
-    const result = await c.json(['transfer', 'batch', file, '--wait', '20s'])
+    const result = await c.json(['transfer', 'batch', file, '--wait', '10m'])
     expect(result.code).toBe(5)
     expect(result.body.data.failed).toEqual([expect.objectContaining({line: 2, outcome: 'fail', transferNo: expect.stringMatching(/^TR/), message: expect.stringContaining('failed')})])
   }, 60_000)
@@ -250,7 +253,7 @@ describe('an unreachable platform', () => {
     const tried = journalLines(file).filter((l) => l.type === 'sending').length
     expect(tried).toBeGreaterThan(0)
     expect(tried).toBeLessThanOrEqual(8)
-    const resumed = await c.run(['transfer', 'batch', file, '--resume', '--concurrency', '8', '--wait', '30s'])
+    const resumed = await c.run(['transfer', 'batch', file, '--resume', '--concurrency', '8', '--wait', '10m'])
     expect(resumed.code).toBe(0)
     const mine = (await sandboxTransfers(c)).filter((t) => journalLines(file).some((l) => l.bizTransferNo === t.bizTransferNo))
     expect(mine).toHaveLength(200)
@@ -554,7 +557,7 @@ describe('a production profile', () => {
 describe('reports', () => {
   it('--json lists the failed rows with the platform transfer number, and ok agrees with the exit code', async () => {
     const file = payoutFile([...accounts('REP', 2), '2088REP_refused'])
-    const result = await c.json(['transfer', 'batch', file, '--wait', '20s'])
+    const result = await c.json(['transfer', 'batch', file, '--wait', '10m'])
     expect(result.code).toBe(5)
     expect(result.body.ok).toBe(false)
     expect(result.body.exitCode).toBe(5)

@@ -148,7 +148,7 @@ describe('persistence', () => {
     const queried = await again.send(endpoints.queryPay, {bizOrderNo: 'KEEP1'})
     expect(queried.data.orderNo).toBe(created.data.orderNo)
     // still paused where it stood: the retry waits for the clock
-    const clock = await (await fetch(`${again.sandbox.url}/_sandbox/clock`, {headers: controlHeaders(again.sandbox.runtime)})).json()
+    const clock = (await (await fetch(`${again.sandbox.url}/_sandbox/clock`, {headers: controlHeaders(again.sandbox.runtime)})).json()) as {now: string; paused: boolean}
     expect(clock).toMatchObject({paused: true})
     expect(Date.parse(`${clock.now.replace(' ', 'T')}+08:00`)).toBe(Math.floor(Date.parse(failed.attempts[0].at) / 1000) * 1000)
     expect((await readNotifications(again))[0]).toMatchObject({state: 'pending', nextAttemptAt: failed.nextAttemptAt})
