@@ -48,7 +48,7 @@ describe('a fresh clone', () => {
     const second = run(dir, ['--version'])
     expect(second.status).toBe(0)
     expect(second.stderr).not.toContain('building')
-  }, 180_000)
+  })
 
   it('whose code does not compile says so (exit 2), writes nothing to stdout, and is not taken as built next time', () => {
     const dir = clone('does-not-compile', true)
@@ -62,7 +62,7 @@ describe('a fresh clone', () => {
       expect(result.stderr).toContain(`unipay: the build failed (above); \`npm run build\` in ${dir}/ shows it again`)
       expect(existsSync(join(dir, 'dist', 'commands'))).toBe(false)
     }
-  }, 180_000)
+  })
 
   it('without its dependencies says to run npm ci (exit 2), and builds nothing', () => {
     const dir = clone('no-dependencies', false)

@@ -1,7 +1,7 @@
 // Whole flows an integrator tries before going live (issue 12), through the CLI against a
 // local sandbox: gateway trades as payments, completing a partial split, the clock.
 import {randomBytes} from 'node:crypto'
-import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {AllocCreateResult} from '../../src/commands/alloc/index.js'
 import type {AuthUrlResult} from '../../src/commands/auth/url.js'
 import type {GatewayPrepayResult} from '../../src/commands/gateway/prepay.js'
@@ -26,8 +26,6 @@ import {parseGmt8} from '../../src/protocol/time.js'
 import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
-// each flow is a dozen CLI runs, slow on a loaded machine
-vi.setConfig({testTimeout: 120_000})
 
 let c: Cli
 let receiver: Receiver

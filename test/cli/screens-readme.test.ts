@@ -30,7 +30,7 @@ beforeAll(async () => {
   // the others are settled by the channel a second later
   expect((await c.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
   expect((await c.json(['refunds', 'list', '--status', 'progress'])).body.data).toEqual([])
-}, 60_000)
+})
 
 afterAll(async () => {
   await c.cleanup()
@@ -61,5 +61,5 @@ describe('README, Scripts', () => {
       'trusted',
       '',
     ])
-  }, 60_000)
+  })
 })

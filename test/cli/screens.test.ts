@@ -30,7 +30,7 @@ beforeAll(async () => {
   expect((await c.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
   expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
   expect((await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
-}, 60_000)
+})
 afterAll(async () => {
   await c.cleanup()
 })

@@ -226,12 +226,13 @@ async function runInProcess<T>(loadable: Command.Loadable, argv: string[], confi
 /**
  * Starts the local sandbox of a test's CLI with its clock standing still (`sandbox clock pause`):
  * nothing falls due, a settlement, a callback retry, an expiry, until the test moves the clock
- * (`sandbox clock advance`), so no test races the machine's speed. Returns `sandbox start`'s result.
+ * (`sandbox clock advance`), so no test races the machine's speed. Returns `sandbox start`'s result
+ * and the time the clock stands at (`now`, GMT+8).
  */
-export async function startPausedSandbox(on: Cli): Promise<{url: string; pid: number}> {
+export async function startPausedSandbox(on: Cli): Promise<{url: string; pid: number; now: string}> {
   const started = await on.json(['sandbox', 'start'])
   if (started.code !== 0) throw new Error(`sandbox start: exit ${started.code}\n${started.stderr}`)
-  const paused = await on.run(['sandbox', 'clock', 'pause'])
+  const paused = await on.json(['sandbox', 'clock', 'pause'])
   if (paused.code !== 0) throw new Error(`sandbox clock pause: exit ${paused.code}\n${paused.stderr}`)
-  return started.body.data
+  return {...started.body.data, now: paused.body.data.now}
 }

@@ -199,7 +199,12 @@ export function useCallbackReceiver(): Receiver {
   })
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+/**
+ * Polls `probe` until it gives a value: a wait on an event (an arrival, a state), never on time.
+ * Its deadline measures nothing: it is there to name a wait that never ends, and is long enough
+ * for a machine several times slower than usual (below the tests' own timeout, vitest.config.ts).
+ */
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()
