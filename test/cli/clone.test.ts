@@ -23,7 +23,10 @@ function clone(name: string, withDependencies: boolean): string {
 }
 
 function run(dir: string, args: string[]): SpawnSyncReturns<string> {
-  const env = {...process.env, HOME: join(tmp, 'home'), XDG_CACHE_HOME: join(tmp, 'home', '.cache')}
+  // every folder of its own (XDG_* set outside would otherwise win over HOME), and no UNIPAY_* from outside
+  const home = join(tmp, 'home')
+  const outside = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('UNIPAY_')))
+  const env = {...outside, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache')}
   return spawnSync(process.execPath, [join(dir, 'bin', 'run.js'), ...args], {cwd: tmp, env, encoding: 'utf8'})
 }
 

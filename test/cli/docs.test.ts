@@ -20,7 +20,8 @@ describe('docs/commands', () => {
       execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'readme', '--multi', '--output-dir', 'docs/commands', '--no-aliases', '--no-source-links'], {
         cwd: dir,
         stdio: 'pipe',
-        env: {...process.env, NODE_ENV: 'production'},
+        // a HOME of its own: oclif reads (and may cache into) the user's folders, which a second copy of the suite shares
+        env: {...process.env, NODE_ENV: 'production', HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), XDG_CACHE_HOME: join(dir, 'cache')},
       })
       const fresh = join(dir, 'docs/commands')
       const committed = join(root, 'docs/commands')
