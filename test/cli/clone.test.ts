@@ -39,6 +39,9 @@ afterAll(() => {
   if (tmp) rmSync(tmp, {recursive: true, force: true})
 })
 
+// a whole build of the project (twice in the second test): minutes on a busy machine
+const BUILD_TIMEOUT_MS = 600_000
+
 describe('a fresh clone', () => {
   it('is built by its first run after npm ci, which then runs the command; later runs do not build', () => {
     const dir = clone('built-on-first-run', true)
@@ -51,7 +54,7 @@ describe('a fresh clone', () => {
     const second = run(dir, ['--version'])
     expect(second.status).toBe(0)
     expect(second.stderr).not.toContain('building')
-  })
+  }, BUILD_TIMEOUT_MS)
 
   it('whose code does not compile says so (exit 2), writes nothing to stdout, and is not taken as built next time', () => {
     const dir = clone('does-not-compile', true)
@@ -65,7 +68,7 @@ describe('a fresh clone', () => {
       expect(result.stderr).toContain(`unipay: the build failed (above); \`npm run build\` in ${dir}/ shows it again`)
       expect(existsSync(join(dir, 'dist', 'commands'))).toBe(false)
     }
-  })
+  }, BUILD_TIMEOUT_MS)
 
   it('without its dependencies says to run npm ci (exit 2), and builds nothing', () => {
     const dir = clone('no-dependencies', false)

@@ -1,8 +1,9 @@
 import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
-import {generateRsaKeyPair, loadPrivateKey} from '../../src/protocol/keys.js'
+import {loadPrivateKey} from '../../src/protocol/keys.js'
 import {controlHeaders, useCallbackReceiver, useTestSandbox} from '../helpers/sandbox.js'
+import {newKeyPair} from '../helpers/sandbox-keys.js'
 
 // the sandbox clock stands still: refunds settle when a test moves it (1 s does) or settles them
 const t = useTestSandbox({pausedClock: true, tokenTtlSeconds: 600})
@@ -102,7 +103,7 @@ describe('management API', () => {
       expect((await settle(made.data.refundNo, outcome)).status).toBe(200)
     }
     // another merchant's refund whose number holds the same mark
-    const other = generateRsaKeyPair()
+    const other = await newKeyPair()
     await fetch(`${t.sandbox.url}/_sandbox/merchants`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({mchNo: 'M2', publicKeyPem: other.publicKeyPem})})
     await fetch(`${t.sandbox.url}/_sandbox/users`, {method: 'POST', headers: controlHeaders(t.sandbox.runtime), body: JSON.stringify({account: 'ops', password: 'pw-1', mchNo: t.client.mchNo})})
     expect(await refundAs({...t.client, mchNo: 'M2', appId: 'AM2', privateKey: loadPrivateKey(other.privateKeyPem)}, `${mark}-OK-M2`)).toBe(0)
