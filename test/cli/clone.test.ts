@@ -6,6 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {privateFolders} from '../helpers/env.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // What a clone holds that the build reads (not dist/)
@@ -24,9 +25,8 @@ function clone(name: string, withDependencies: boolean): string {
 
 function run(dir: string, args: string[]): SpawnSyncReturns<string> {
   // every folder of its own (XDG_* set outside would otherwise win over HOME), and no UNIPAY_* from outside
-  const home = join(tmp, 'home')
   const outside = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('UNIPAY_')))
-  const env = {...outside, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache')}
+  const env = {...outside, ...privateFolders(tmp)}
   return spawnSync(process.execPath, [join(dir, 'bin', 'run.js'), ...args], {cwd: tmp, env, encoding: 'utf8'})
 }
 

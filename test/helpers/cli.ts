@@ -30,7 +30,7 @@ import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 import {parseJson, toPlain} from '../../src/protocol/json.js'
 import {startSandbox, type RunningSandbox} from '../../src/sandbox/server.js'
 import {seedSandboxKeys} from './sandbox-keys.js'
-import {withEnv} from './env.js'
+import {privateFolders, withEnv} from './env.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -79,12 +79,7 @@ export function cli(options: CliOptions = {}): Cli {
   const dir = mkdtempSync(join(tmpdir(), 'unipay-cli-'))
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('UNIPAY_')) env[key] = value
-  Object.assign(env, {
-    HOME: join(dir, 'home'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-    XDG_DATA_HOME: join(dir, 'data'),
-    XDG_CACHE_HOME: join(dir, 'cache'),
-  })
+  Object.assign(env, privateFolders(dir))
   mkdirSync(join(dir, 'home'))
   const dataDir = join(dir, 'data', 'unipay')
   if (options.seedKeys !== false) seedSandboxKeys(dataDir)
