@@ -208,6 +208,7 @@ export class Notifier {
    * by the end of the jump is made, the first attempts of callbacks the jump caused included.
    */
   caughtUp(jump: ClockJump): Promise<void> {
+    if (this.stopped) return Promise.resolve()
     // a jump while one is caught up with extends it
     this.jump = this.jump ? {from: this.jump.from, to: jump.to} : jump
     const done = new Promise<void>((resolve, reject) => this.catchUpWaiters.push({resolve, reject}))
