@@ -38,8 +38,14 @@ export default defineConfig({
     // test/helpers/cli.ts swaps in around an in-process run, is put back at the end of every
     // file (test/setup.ts), even when a run was cut off by a timeout.
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Timeouts measure nothing (speed is measured by \`npm run bench\`): they only end a test that
+    // hangs, and leave room for a machine five times slower than usual (a busy CI runner, or two
+    // copies of the suite side by side). Waits inside tests wait on events (helpers/sandbox.ts
+    // waitFor), with a shorter deadline that says what never came.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    // expect.poll waits on a state (a page's, mostly) as waitFor does: its default of 1 s is a speed limit
+    expect: {poll: {timeout: 60_000}},
     reporters: ['default', './test/summary-reporter.ts'],
   },
 })

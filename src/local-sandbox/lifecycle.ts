@@ -71,6 +71,8 @@ export async function ensureSandbox(
       if (child.exitCode !== null) break
       await sleep(30)
     }
+    // given up on: it must not come up later beside the one the next command starts
+    if (child.exitCode === null) child.kill('SIGKILL')
     throw new TransportError(`the local sandbox did not start; see ${join(dir, 'sandbox.log')}`)
   } finally {
     rmSync(startLock(dataDir), {force: true})
@@ -140,8 +142,9 @@ export async function runForeground(location: SandboxLocation, settings: Foregro
       daemon.once('error', reject)
       daemon.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 15 : 1)))
     })
-    // held until the sandbox has published its address (or has stopped)
-    await Promise.race([published(dataDir, daemon, deadline), exited]).finally(unlock)
+    // held until the sandbox has published its address (or has stopped), however long that takes:
+    // released earlier, a command run meanwhile would start a second sandbox on the same journal
+    await Promise.race([published(dataDir, daemon), exited]).finally(unlock)
     return await exited
   } finally {
     unlock()
@@ -150,9 +153,9 @@ export async function runForeground(location: SandboxLocation, settings: Foregro
   }
 }
 
-/** Resolves once the daemon has published its runtime file, has stopped, or the start deadline passed. */
-async function published(dataDir: string, daemon: ChildProcess, deadline: number): Promise<void> {
-  while (Date.now() < deadline && daemon.exitCode === null && daemon.signalCode === null) {
+/** Resolves once the daemon has published its runtime file or has stopped. */
+async function published(dataDir: string, daemon: ChildProcess): Promise<void> {
+  while (daemon.exitCode === null && daemon.signalCode === null) {
     if (readRuntime(dataDir)?.pid === daemon.pid) return
     await sleep(30)
   }

@@ -6,6 +6,7 @@ import {createPrivateKey, createPublicKey} from 'node:crypto'
 import {loadPrivateKey} from '../protocol/keys.js'
 import {AllocService} from './alloc.js'
 import {AuthSessions} from './auth.js'
+import {SandboxClock, type ClockJump} from './clock.js'
 import {createControl} from './control.js'
 import {createDashboard} from './dashboard.js'
 import {createDispatcher, sandboxRoutes} from './dispatch.js'
@@ -47,16 +48,14 @@ export interface SandboxOptions {
 }
 
 export function createSandboxApp(options: SandboxOptions) {
-  // The sandbox clock: real time plus an offset that `sandbox clock advance` moves forward (kept
-  // in the journal, so a restart keeps it). Clients sign with the real time, so replay and
-  // timestamp windows compare with realNow.
+  // Clients sign with the real time, so replay and timestamp windows compare with realNow.
   const realNow = options.now ?? (() => new Date())
   const {store} = options
-  let clockOffsetMs = store.get<number>('meta', 'clockOffsetMs') ?? 0
-  const now = () => new Date(realNow().getTime() + clockOffsetMs)
+  const clock = new SandboxClock(store, realNow)
+  const now = () => clock.now()
   const platformKey = loadPrivateKey(options.platformPrivateKeyPem)
   const notifier = new Notifier({store, platformKey, timeScale: options.timeScale ?? 1, now, signingNow: realNow})
-  const clockOffset = () => clockOffsetMs
+  const clockOffset = () => clock.aheadMs()
   // pay and gateway orders share one bizOrderNo space (notes §4); the gateway is built after pay
   const pay = new PayService({store, notifier, now, publicUrl: options.publicUrl, clockOffsetMs: clockOffset, gatewayOrderNoOf: (mchNo, bizOrderNo) => gateway.orderNoOf(mchNo, bizOrderNo)})
   const refunds = new RefundService({store, pay, notifier, now, timeScale: options.timeScale ?? 1})
@@ -97,30 +96,26 @@ export function createSandboxApp(options: SandboxOptions) {
     dashboardTicket: () => dashboard.issueTicket(),
     controlSecret: options.controlSecret,
     publicUrl: options.publicUrl,
-    clock: {
-      now,
-      offsetMs: () => clockOffsetMs,
-      advance(ms) {
-        // in memory only once in the journal
-        store.put('meta', 'clockOffsetMs', clockOffsetMs + ms)
-        clockOffsetMs += ms
-        catchUp()
-      },
-    },
+    clock,
+    catchUp,
   })
   const handle = createDispatcher(
     sandboxRoutes({now, hosts, dashboard, pages, authSessions, transfers, managementApi: createManagementApi(management), control, epay, signedApi, faults}),
     requestLog,
   )
 
-  /** Applies at once what the moved clock made due: expiries, settlements, closes, callback retries. */
-  function catchUp(): void {
+  /**
+   * Applies at once what a jump of the clock made due: expiries, settlements, closes, then the
+   * callbacks (retries at their due times, and the first attempts of those just caused); resolves
+   * once they are made.
+   */
+  function catchUp(jump: ClockJump): Promise<void> {
     pay.expireDue()
     gateway.expireDue()
     refunds.settleDue()
     allocs.settleDue()
     transfers.settleDue()
-    notifier.wake()
+    return notifier.caughtUp(jump)
   }
 
   function registerMerchant(merchant: Merchant): void {

@@ -11,6 +11,7 @@ import {TRIGGER_EVENTS} from '../protocol/local-sandbox.js'
 import {ALLOC_RECEIVER_TYPES} from '../protocol/schemas.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {AllocService} from './alloc.js'
+import type {ClockJump, SandboxClock} from './clock.js'
 import {MD5_KEY_PATTERN, type Md5Keys} from './epay.js'
 import {PlatformFailure, fail} from './errors.js'
 import {FAULTS, type Faults} from './faults.js'
@@ -37,7 +38,9 @@ interface ControlDeps {
   management: Management
   faults: Faults
   requestLog: RequestLog
-  clock: {now(): Date; offsetMs(): number; advance(ms: number): void}
+  clock: SandboxClock
+  /** Applies what a jump of the clock made due; resolves once its callbacks are made (app.ts). */
+  catchUp(jump: ClockJump): Promise<void>
   registerMerchant(merchant: Merchant): void
   /** The merchants' V1 MD5 keys (absent: V1 is off, as in tests of other parts). */
   md5Keys?: Md5Keys
@@ -128,7 +131,7 @@ export function createControl(deps: ControlDeps) {
   const {store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, clock, registerMerchant, md5Keys} = deps
 
   const knownMerchant = (mchNo: string): Merchant => store.get<Merchant>('merchants', mchNo) ?? badInput(20023, `no merchant ${mchNo}`)
-  const clockNow = () => ({now: formatGmt8(clock.now()), offsetMs: clock.offsetMs()})
+  const clockNow = () => ({now: formatGmt8(clock.now()), offsetMs: clock.aheadMs(), paused: clock.paused()})
 
   const routes: ControlRoute[] = [
     route('GET', '/_sandbox/faults', noInput, () => faults.list()),
@@ -139,10 +142,13 @@ export function createControl(deps: ControlDeps) {
       return faults.add({fault, remaining: remaining !== undefined && Number.isSafeInteger(remaining) && remaining > 0 ? remaining : 1, path, latencyMs})
     }),
     route('GET', '/_sandbox/clock', noInput, clockNow),
-    route('POST', '/_sandbox/clock', clockBody, ({advanceMs}) => {
-      clock.advance(advanceMs)
+    // answered once what fell due is done, callbacks included: the next command sees the outcome
+    route('POST', '/_sandbox/clock', clockBody, async ({advanceMs}) => {
+      await deps.catchUp(clock.advance(advanceMs))
       return clockNow()
     }),
+    route('POST', '/_sandbox/clock/pause', noInput, () => (clock.pause(), clockNow())),
+    route('POST', '/_sandbox/clock/resume', noInput, () => (clock.resume(), clockNow())),
     // the payee's moves, by transferNo or the merchant's bizTransferNo
     route('POST', /^\/_sandbox\/transfers\/([^/]+)\/confirm$/, noInput, (_, [ref]) => transferOrderResult(transfers.confirm(transfers.findAnyMerchant(ref).transferNo))),
     route('POST', /^\/_sandbox\/transfers\/([^/]+)\/reject$/, noInput, (_, [ref]) => transferOrderResult(transfers.reject(transfers.findAnyMerchant(ref).transferNo))),

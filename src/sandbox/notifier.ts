@@ -3,6 +3,8 @@
 // so that a restart resumes where it stopped. An attempt is marked before it is sent, so one cut
 // short by a kill is logged (unacknowledged) after the restart instead of vanishing. An epay V2
 // notification is signed afresh at every attempt: its receivers refuse a `timestamp` over 300 s old.
+// When the sandbox clock jumps, the attempts that fell due inside the jump are made one after
+// another, each at its due time on that clock, as a clock running through those hours would have.
 import {randomUUID} from 'node:crypto'
 import type {KeyObject} from 'node:crypto'
 import {canonicalString, flattenToStrings} from '../protocol/canonical.js'
@@ -10,6 +12,7 @@ import type {Attempt, Notification} from '../protocol/notifications.js'
 import {signRsa} from '../protocol/epay.js'
 import {signString} from '../protocol/signature.js'
 import {formatGmt8} from '../protocol/time.js'
+import type {ClockJump} from './clock.js'
 import type {Store} from './store.js'
 
 export type {Attempt, Notification}
@@ -50,6 +53,9 @@ export class Notifier {
   private stopped = false
   /** Notifications kept while a signed call is answered (see withheld). */
   private parked: string[] | undefined
+  /** The clock's jump being caught up with (see caughtUp), and who waits for the end of it. */
+  private jump: ClockJump | undefined
+  private readonly catchUpWaiters: {resolve(): void; reject(error: unknown): void}[] = []
 
   constructor(private readonly options: NotifierOptions) {}
 
@@ -59,7 +65,7 @@ export class Notifier {
       if (notification.attemptStartedAt) {
         // The sandbox failed, not the receiver: log the attempt and resume at once, not after a delay.
         const interrupted: Attempt = {at: notification.attemptStartedAt, error: 'interrupted: the sandbox stopped before the answer', acknowledged: false}
-        if (this.record(notification, interrupted, true).state !== 'pending') continue
+        if (this.record(notification, interrupted, undefined, true).state !== 'pending') continue
       }
       this.pending.add(notification.id)
     }
@@ -69,6 +75,7 @@ export class Notifier {
   stop(): void {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
+    for (const waiter of this.catchUpWaiters.splice(0)) waiter.resolve()
   }
 
   /** Records a notification (before the triggering answer goes out) and sends it soon. */
@@ -194,15 +201,52 @@ export class Notifier {
     return this.options.store.get<Notification>('notifications', id)
   }
 
-  /** Sends what became due (after the sandbox clock moved). */
-  wake(): void {
+  /**
+   * The sandbox clock jumped: makes the attempts that fell due inside the jump, those of one
+   * notification one after another, each at its due time (the retry after it is due from then, so
+   * a week's jump ends in the given-up state of notes section 5). Resolves once every attempt due
+   * by the end of the jump is made, the first attempts of callbacks the jump caused included.
+   */
+  caughtUp(jump: ClockJump): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    // a jump while one is caught up with extends it
+    this.jump = this.jump ? {from: this.jump.from, to: jump.to} : jump
+    const done = new Promise<void>((resolve, reject) => this.catchUpWaiters.push({resolve, reject}))
     this.schedule()
+    return done
   }
 
   private schedule(): void {
     if (this.stopped) return
     // no request waits for this: a journal that fails under it was reported, and must not crash the process
     this.options.store.background(() => this.sendDue())
+    this.settleCatchUp()
+  }
+
+  /** Tells those waiting for a jump once no attempt due inside it is left to make (or under way). */
+  private settleCatchUp(): void {
+    const {jump} = this
+    if (!jump) return
+    try {
+      if (this.running.size > 0) return
+      for (const id of this.pending) {
+        const due = this.options.store.get<Notification>('notifications', id)?.nextAttemptAt
+        if (due !== undefined && due <= jump.to) return
+      }
+    } catch (error) {
+      // the journal failed: the attempts cannot be logged, so the wait is over
+      for (const waiter of this.catchUpWaiters.splice(0)) waiter.reject(error)
+      return
+    }
+    this.jump = undefined
+    for (const waiter of this.catchUpWaiters.splice(0)) waiter.resolve()
+  }
+
+  /** When an attempt due at `due` is made: at its due time when a jump of the clock passed over it, else now. */
+  private attemptTime(due: number | undefined): number {
+    const {jump} = this
+    if (jump && due !== undefined && due <= jump.to) return Math.max(due, jump.from)
+    return this.options.now().getTime()
   }
 
   private sendDue(): void {
@@ -228,20 +272,25 @@ export class Notifier {
   }
 
   private attempt(notification: Notification): Promise<void> {
-    const running = this.send(notification).finally(() => this.attempts.delete(notification.id))
+    const running = this.send(notification).finally(() => {
+      this.attempts.delete(notification.id)
+      // also when the attempt could not be logged: a catch-up waiting for it must hear of that
+      this.settleCatchUp()
+    })
     this.attempts.set(notification.id, running)
     return running
   }
 
   private async send(notification: Notification): Promise<void> {
-    const {store, timeScale, now} = this.options
-    this.running.add(notification.id)
-    this.inFlight++
-    const attempt: Attempt = {at: now().toISOString(), acknowledged: false}
+    const {store, timeScale} = this.options
+    const at = this.attemptTime(notification.nextAttemptAt)
+    const attempt: Attempt = {at: new Date(at).toISOString(), acknowledged: false}
     const delivery = notification as Delivery
     // the URL as sent this time is kept, so the log shows what the receiver got
     const url = delivery.v2Params && delivery.notifyUrl ? this.signedV2Url(delivery.notifyUrl, delivery.v2Params) : notification.url
     store.put('notifications', notification.id, {...notification, url, attemptStartedAt: attempt.at})
+    this.running.add(notification.id)
+    this.inFlight++
     try {
       const signal = AbortSignal.timeout(Math.max(1000, ATTEMPT_TIMEOUT_MS / timeScale))
       // a redirect is an answer, never followed: it could send the callback into the sandbox itself
@@ -266,20 +315,25 @@ export class Notifier {
     this.inFlight--
     this.running.delete(notification.id)
     if (this.stopped) return
-    const next = this.record(store.get<Notification>('notifications', notification.id) ?? notification, attempt)
+    // while the clock jumps (this attempt in it, or under way when it began) the retry is due from
+    // the attempt's time on the sandbox clock; else from its answer
+    const next = this.record(store.get<Notification>('notifications', notification.id) ?? notification, attempt, this.jump ? at : undefined)
     if (next.state !== 'pending') this.pending.delete(notification.id)
     this.schedule()
   }
 
-  /** Logs an attempt and sets what follows: delivered, the next retry, or given up. */
-  private record(current: Notification, attempt: Attempt, retryNow = false): Notification {
+  /**
+   * Logs an attempt and sets what follows: delivered, the next retry (due its delay after `from`,
+   * by default now; at once for `retryNow`), or given up.
+   */
+  private record(current: Notification, attempt: Attempt, from?: number, retryNow = false): Notification {
     const {store, timeScale, now} = this.options
     const attempts = [...current.attempts, attempt]
     const retryIndex = attempts.length - 1
     const next: Notification = attempt.acknowledged
       ? {...current, attempts, attemptStartedAt: undefined, state: 'delivered', nextAttemptAt: undefined}
       : retryIndex < RETRY_DELAYS_MS.length
-        ? {...current, attempts, attemptStartedAt: undefined, nextAttemptAt: now().getTime() + (retryNow ? 0 : RETRY_DELAYS_MS[retryIndex] / timeScale)}
+        ? {...current, attempts, attemptStartedAt: undefined, nextAttemptAt: (from ?? now().getTime()) + (retryNow ? 0 : RETRY_DELAYS_MS[retryIndex] / timeScale)}
         : {...current, attempts, attemptStartedAt: undefined, state: 'given_up', nextAttemptAt: undefined}
     return store.put('notifications', current.id, next)
   }

@@ -1,10 +1,10 @@
 // `sandbox trigger EVENT`: creates the objects an event needs (for the sandbox's default
 // merchant) and drives them to it through the same services the API and the payer use, so the
-// callback that follows is the one a real flow sends.
+// callback that follows is the one a real flow sends; at once, whatever the sandbox clock says.
 import {randomBytes} from 'node:crypto'
 import {SANDBOX_CHANNEL_MCH_NOS, type TriggerEvent} from '../protocol/local-sandbox.js'
 import type {AllocRequest, PayRequest, RefundRequest, TransferRequest} from '../protocol/schemas.js'
-import {FAILING_RECEIVER_SUFFIX, type AllocService} from './alloc.js'
+import {FAILING_RECEIVER_SUFFIX, type AllocService, type Allocation} from './alloc.js'
 import type {PayService} from './pay.js'
 import type {RefundService} from './refund.js'
 import type {Store} from './store.js'
@@ -54,6 +54,9 @@ export function trigger({store, pay, refunds, allocs, transfers}: TriggerDeps, {
     for (const account of accounts) allocs.bind({mchNo, receiverType: 'USER_ID', receiverAccount: account})
     const receivers = accounts.map((receiverAccount) => ({receiverType: 'USER_ID', receiverAccount, amount: 0.1}))
     const alloc = allocs.create({mchNo, bizOrderNo: order.bizOrderNo, bizAllocNo: tag(), receivers, notifyUrl} as unknown as AllocRequest, appId)
+    // the channel answers now, whatever the sandbox clock says (it may stand still)
+    store.put<Allocation>('allocations', alloc.allocNo, {...alloc, settleAt: 0})
+    allocs.settleDue()
     return {orderNo: order.orderNo, allocNo: alloc.allocNo, bizAllocNo: alloc.bizAllocNo}
   }
   // transfers: walletA waits for the payee (closed here by ending its window), walletB settles
@@ -65,6 +68,8 @@ export function trigger({store, pay, refunds, allocs, transfers}: TriggerDeps, {
     payeeType: walletA ? 'openid' : 'user_id', payeeAccount: outcome === 'fail' ? `${tag()}${PAYEE_FAILS_LATER_SUFFIX}` : tag(), notifyUrl,
   } as TransferRequest
   const transfer = transfers.create(request, appId)
-  if (walletA) store.put<Transfer>('transfers', transfer.transferNo, {...transfer, dueAt: 0})
+  // due now, whatever the sandbox clock says (it may stand still): walletA's window ends, walletB's channel answers
+  store.put<Transfer>('transfers', transfer.transferNo, {...transfer, dueAt: 0})
+  transfers.settleDue()
   return {transferNo: transfer.transferNo, bizTransferNo: transfer.bizTransferNo}
 }

@@ -126,12 +126,27 @@ export async function payeeAnswers(use: SandboxUse, transfer: string, answer: 'c
   return controlCall<TransferOrderResult>(await running(use), 'POST', `transfers/${encodeURIComponent(transfer)}/${answer}`)
 }
 
-/** Moves the sandbox clock forward by a duration such as 31m or 1h30m (checked before the sandbox is started). */
-export async function advanceClock(use: SandboxUse, duration: string): Promise<{now: string; offsetMs: number}> {
+/** The sandbox's time (GMT+8), how far it is ahead of the real clock, and whether it stands still. */
+export interface SandboxClockState {
+  now: string
+  offsetMs: number
+  paused: boolean
+}
+
+/**
+ * Moves the sandbox clock forward by a duration such as 31m or 1h30m (checked before the sandbox
+ * is started); resolves once what fell due is done, callback retries included.
+ */
+export async function advanceClock(use: SandboxUse, duration: string): Promise<SandboxClockState> {
   const advanceMs = parseDuration(duration)
   if (advanceMs === undefined) throw new UsageError(`DURATION: ${notADuration(duration)}`)
   if (advanceMs === 0) throw new UsageError(`DURATION: "${duration}" must be more than 0 (the clock only moves forward)`)
   return controlCall(await running(use), 'POST', 'clock', {advanceMs})
+}
+
+/** Stops the sandbox clock where it stands (`pause`) or lets it run on from there (`resume`). */
+export async function holdClock(use: SandboxUse, move: 'pause' | 'resume'): Promise<SandboxClockState> {
+  return controlCall(await running(use), 'POST', `clock/${move}`, {})
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ describe('sandbox dashboard', () => {
     expect(await page.evaluate(() => (globalThis as {sameDocument?: boolean}).sameDocument)).toBe(true)
     await screenshot(page, 'dashboard-order-paid')
     await page.close()
-  }, 60_000)
+  })
 
   it('refuses a browser that was not signed in: the page and a form post are 403, the order stays open', async () => {
     const created = await c.json(['pay', 'create', '--title', 'Not yours', '--amount', '100'])

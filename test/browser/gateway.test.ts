@@ -4,9 +4,9 @@ import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import {loadPublicKey} from '../../src/protocol/keys.js'
-import {formatGmt8} from '../../src/protocol/time.js'
+import {formatGmt8, parseGmt8} from '../../src/protocol/time.js'
 import {hasCjkFont, launchBrowser, screenshot} from '../helpers/browser.js'
-import {cli, type Cli} from '../helpers/cli.js'
+import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, controlHeaders, runtimeIn, waitFor, type Receiver} from '../helpers/sandbox.js'
 
 const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
@@ -16,13 +16,16 @@ let c: Cli
 let receiver: Receiver
 let browser: Browser
 let sandboxUrl = ''
+/** The sandbox clock's time: it stands still here, but where the tests move it. */
+let sandboxNow = 0
 let platformKey: ReturnType<typeof loadPublicKey>
 
 beforeAll(async () => {
   c = cli()
   receiver = await callbackReceiver()
-  const started = await c.json(['sandbox', 'start'])
-  sandboxUrl = started.body.data.url
+  const started = await startPausedSandbox(c)
+  sandboxUrl = started.url
+  sandboxNow = parseGmt8(started.now)!.getTime()
   platformKey = loadPublicKey((await c.json(['sandbox', 'status'])).body.data.platformPublicKey)
   browser = await launchBrowser()
 })
@@ -35,7 +38,7 @@ afterAll(async () => {
 async function phone(userAgent = PHONE): Promise<Page> {
   const context = await browser.newContext({viewport: {width: 390, height: 844}, isMobile: true, hasTouch: true, deviceScaleFactor: 2, userAgent})
   const page = await context.newPage()
-  page.setDefaultTimeout(10_000)
+  page.setDefaultTimeout(60_000)
   return page
 }
 
@@ -122,10 +125,12 @@ describe('the cashier page', () => {
   })
 
   it('counts down and turns to expired on its own', async () => {
-    const order = await prepay(['--type', 'cashier', '--title', '限时 Soon', '--amount', '1', '--expired-time', formatGmt8(new Date(Date.now() + 10 * 60_000))])
+    const order = await prepay(['--type', 'cashier', '--title', '限时 Soon', '--amount', '1', '--expired-time', formatGmt8(new Date(sandboxNow + 10 * 60_000))])
     const page = await phone()
-    // the page's timers run on a clock the test moves, as it moves the sandbox's
+    // the page's timers run on a clock the test moves, as it moves the sandbox's: it stands still
+    // from before the page loads (a minute ahead of now, which the install has not reached)
     await page.clock.install()
+    await page.clock.pauseAt(Date.now() + 60_000)
     await page.goto(order.h5Url)
     expect(await state(page)).toBe('wait_pay')
     const left = async () => {
@@ -133,15 +138,15 @@ describe('the cashier page', () => {
       return minutes * 60 + seconds
     }
     const atFirst = await left()
-    expect(atFirst).toBeGreaterThan(9 * 60)
-    expect(atFirst).toBeLessThanOrEqual(10 * 60)
+    // the sandbox's clock stands still too: ten minutes to the second
+    expect(atFirst).toBe(10 * 60)
     await page.clock.runFor(60_000)
     expect(await left()).toBe(atFirst - 60)
     await shot(page, 'cashier-countdown')
     expect((await c.run(['sandbox', 'clock', 'advance', '10m'])).code).toBe(0)
     // down to 00:00, then the page reloads itself a second later and shows what the sandbox says
     await page.clock.runFor(10 * 60_000)
-    await expect.poll(() => state(page), {timeout: 5000}).toBe('expired')
+    await expect.poll(() => state(page)).toBe('expired')
     expect(await page.locator('button').count()).toBe(0)
     await shot(page, 'cashier-expired')
     await page.context().close()

@@ -138,7 +138,8 @@ describe('timeouts', () => {
     mode = 'silent'
     const result = await c.run(['query', 'pay', '--profile', 'fake', '--biz-order-no', 'B1', '--timeout', '1'])
     expect(result.code).toBe(4)
-    expect(result.stderr).toMatch(/no answer within 1 ?s, 3 tries, [3-9] s/)
+    // at least the three timeouts; how much more is the machine's business
+    expect(result.stderr).toMatch(/no answer within 1 ?s, 3 tries, ([3-9]|\d{2,}) s/)
     expect(received).toHaveLength(3)
-  }, 30_000)
+  })
 })

@@ -574,7 +574,7 @@ describe('the bad-input campaign', () => {
     } finally {
       await own.cleanup()
     }
-  }, 120_000)
+  })
 
   // A subprocess: Node 20's recursive mkdir never returns under /proc, and in-process that hang
   // would stop the whole test worker instead of failing this test.
@@ -587,5 +587,5 @@ describe('the bad-input campaign', () => {
     } finally {
       await own.cleanup()
     }
-  }, 30_000)
+  })
 })

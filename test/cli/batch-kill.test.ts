@@ -1,7 +1,7 @@
 // kill -9 at random moments, then --resume: every row paid exactly once. In its own file (and
 // its own sandbox), so the suite runs it beside the others.
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import type {SandboxBalanceResult} from '../../src/commands/sandbox/balance.js'
@@ -21,7 +21,7 @@ describe('transfer batch, killed', () => {
     const {file, cents} = payoutFile(k, 'kill.csv', 3000, 'K')
     const startBalance = await balance(k)
     const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
-    for (const delay of [200, 600, 400, 800]) {
+    for (const rows of [20, 120, 60, 200]) {
       const child = spawn(process.execPath, [bin, 'transfer', 'batch', file, '--concurrency', '16', ...(existsSync(`${file}.journal`) ? ['--resume'] : [])], {
         env: k.env,
         stdio: 'ignore',
@@ -29,16 +29,16 @@ describe('transfer batch, killed', () => {
       // listen for the exit at once: a run may end (or fail) before the kill comes
       let ended = false
       const exited = new Promise((resolve) => child.once('exit', resolve)).then(() => (ended = true))
-      // time the kill from this run's first journal entries, not from the spawn: on a loaded
-      // machine Node's start alone can outlast a fixed delay, and then no row is ever interrupted
-      const journalSize = () => (existsSync(`${file}.journal`) ? statSync(`${file}.journal`).size : 0)
-      const before = journalSize()
-      await waitFor(() => ended || journalSize() > before, 60_000)
-      await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * 400))
+      // the kill comes at a random point of this run's progress (some tens to hundreds of journal
+      // lines in), not after a delay: on a loaded machine Node's start alone can outlast a fixed
+      // delay, and then no row is ever interrupted
+      const journalLines = () => (existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`, 'utf8').split('\n').length : 0)
+      const killAt = journalLines() + rows + Math.floor(Math.random() * rows)
+      await waitFor(() => ended || journalLines() >= killAt)
       child.kill('SIGKILL')
       await exited
     }
-    const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16', '--wait', '60s'])
+    const finish = await k.run(['transfer', 'batch', file, '--resume', '--concurrency', '16', '--wait', '10m'])
     expect(finish.code).toBe(0)
     expect(finish.stderr).toMatch(/resuming: \d+ of 3000 rows have a result from an earlier run/)
     const mine = (await sandboxTransfers(k)).filter((t) => t.bizTransferNo.startsWith('BT') && t.amount >= 100)

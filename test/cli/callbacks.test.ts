@@ -5,10 +5,14 @@ import type {Notification} from '../../src/protocol/notifications.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
+// The sandbox clock stands still here (`sandbox clock pause`): a retry comes only when a test
+// moves the clock through its due time, so nothing races the machine's speed.
 let c: Cli
 const cleanups: (() => Promise<unknown>)[] = []
-beforeAll(() => {
+beforeAll(async () => {
   c = cli()
+  expect((await c.run(['sandbox', 'start'])).code).toBe(0)
+  expect((await c.json(['sandbox', 'clock', 'pause'])).body.data).toMatchObject({paused: true})
 })
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!()
@@ -17,10 +21,13 @@ afterAll(async () => {
   await c.cleanup()
 })
 
-/** (Re)starts the sandbox with waits `scale` times faster. */
-async function sandboxAt(scale: number): Promise<void> {
-  await c.run(['sandbox', 'stop'])
-  expect((await c.run(['sandbox', 'start', '--time-scale', String(scale)])).code).toBe(0)
+const S = 1000
+const M = 60 * S
+const H = 60 * M
+
+async function advance(duration: string): Promise<void> {
+  const moved = await c.run(['sandbox', 'clock', 'advance', duration])
+  expect(moved.code, moved.stderr).toBe(0)
 }
 
 async function receiver(): Promise<Receiver> {
@@ -41,9 +48,13 @@ async function callbacks(): Promise<Notification[]> {
   return list.body.data
 }
 
-async function callbackFor(bizOrderNo: string, done: (n: Notification) => boolean, timeoutMs = 20_000): Promise<Notification> {
-  return waitFor(async () => (await callbacks()).find((n) => JSON.parse(n.body).data.bizOrderNo === bizOrderNo && done(n)), timeoutMs)
+/** The callback about an order once `done` holds (its first attempt is made at once, whatever the clock). */
+async function callbackFor(bizOrderNo: string, done: (n: Notification) => boolean): Promise<Notification> {
+  return waitFor(async () => (await callbacks()).find((n) => JSON.parse(n.body).data.bizOrderNo === bizOrderNo && done(n)))
 }
+
+/** Attempt times, in ms after the first. */
+const afterFirst = (n: Notification) => n.attempts.map((a) => Date.parse(a.at) - Date.parse(n.attempts[0].at))
 
 function sandboxPid(): Promise<number> {
   return c.json(['sandbox', 'status']).then((s) => s.body.data.pid)
@@ -63,12 +74,14 @@ async function kill(pid: number): Promise<void> {
 
 describe('sandbox callbacks', () => {
   it('retries on the schedule: a receiver failing three attempts gets the fourth, and the log shows all four', async () => {
-    await sandboxAt(1000)
     const r = await receiver()
     r.answers.push({status: 500, body: 'oops'}, {status: 503, body: 'busy'}, {status: 200, body: 'not yet'})
     await paidOrder(r.url, 'RETRY1')
-    const delivered = await callbackFor('RETRY1', (n) => n.state === 'delivered')
-    expect(delivered).toMatchObject({event: 'pay.success', url: r.url})
+    await callbackFor('RETRY1', (n) => n.attempts.length === 1)
+    // the retries are due 15 s, 15 s and 30 s after each attempt: a minute reaches the fourth
+    await advance('1m')
+    const delivered = await callbackFor('RETRY1', () => true)
+    expect(delivered).toMatchObject({event: 'pay.success', url: r.url, state: 'delivered'})
     expect(delivered.nextAttemptAt).toBeUndefined()
     expect(delivered.attempts.map((a) => [a.httpStatus, a.bodyExcerpt, a.acknowledged])).toEqual([
       [500, 'oops', false],
@@ -76,11 +89,7 @@ describe('sandbox callbacks', () => {
       [200, 'not yet', false],
       [200, 'SUCCESS', true],
     ])
-    const times = delivered.attempts.map((a) => Date.parse(a.at))
-    // 15 s, 15 s and 30 s at 1000x: at least 15, 15 and 30 ms apart.
-    expect(times[1] - times[0]).toBeGreaterThanOrEqual(15)
-    expect(times[2] - times[1]).toBeGreaterThanOrEqual(15)
-    expect(times[3] - times[2]).toBeGreaterThanOrEqual(30)
+    expect(afterFirst(delivered)).toEqual([0, 15 * S, 30 * S, M])
     expect(r.received).toHaveLength(4)
     expect(new Set(r.received.map((x) => x.body))).toEqual(new Set([delivered.body]))
 
@@ -90,20 +99,18 @@ describe('sandbox callbacks', () => {
   })
 
   it('shows a pending callback with its last answer and next attempt', async () => {
-    await sandboxAt(1)
     const r = await receiver()
     r.answers.push({status: 404, body: 'no route'})
     await paidOrder(r.url, 'PENDING1')
     const pending = await callbackFor('PENDING1', (n) => n.attempts.length === 1)
     expect(pending).toMatchObject({state: 'pending', attempts: [{httpStatus: 404, acknowledged: false}]})
     // The first retry is due 15 s after the attempt.
-    expect(pending.nextAttemptAt! - Date.parse(pending.attempts[0].at)).toBeGreaterThanOrEqual(15_000)
+    expect(pending.nextAttemptAt! - Date.parse(pending.attempts[0].at)).toBe(15 * S)
     const piped = await c.run(['sandbox', 'callbacks', 'list'])
     expect(piped.stdout).toMatch(new RegExp(`^${pending.id}\\tpay\\.success\\t\\S+\\tpending\\t1\\trefused: HTTP 404 "no route"\\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$`, 'm'))
   })
 
   it('shows a merchant\'s 200 answer that is not SUCCESS as refused, not as a status', async () => {
-    await sandboxAt(1)
     const r = await receiver()
     r.answers.push({status: 200, body: 'fail'})
     await paidOrder(r.url, 'REFUSED1')
@@ -114,13 +121,11 @@ describe('sandbox callbacks', () => {
   })
 
   it('resends by id prefix, continuing the attempt log; an unknown id is bad input', async () => {
-    // real time: the refused resend's retry is due 15 s later, not raced by a sped-up clock
-    await sandboxAt(1)
     const r = await receiver()
     await paidOrder(r.url, 'RESEND1')
     const delivered = await callbackFor('RESEND1', (n) => n.state === 'delivered')
     r.answers.push({status: 503, body: 'busy'})
-    // the answer is the attempt just made, not a snapshot from before it
+    // the answer is the attempt just made, not a snapshot from before it; its retry waits for the clock
     const resent = await c.json(['sandbox', 'callbacks', 'resend', delivered.id.slice(0, 8)])
     expect(resent.code).toBe(0)
     expect(resent.body.data).toMatchObject({id: delivered.id, state: 'pending', attempts: [{acknowledged: true}, {httpStatus: 503, bodyExcerpt: 'busy', acknowledged: false}]})
@@ -134,33 +139,60 @@ describe('sandbox callbacks', () => {
   })
 })
 
+describe('retries under a moved clock (notes section 5)', () => {
+  // 15s, 15s, 30s, 3m, 10m, 20m, 30m, 30m, 30m, 60m, 3h, 3h, 3h, 6h, 6h, 6h: 16 retries in about 30 h
+  const schedule = [15 * S, 15 * S, 30 * S, 3 * M, 10 * M, 20 * M, 30 * M, 30 * M, 30 * M, 60 * M, 3 * H, 3 * H, 3 * H, 6 * H, 6 * H, 6 * H]
+  const dueAfterFirst = schedule.reduce((times, delay) => [...times, times.at(-1)! + delay], [0])
+
+  it('a week of `sandbox clock advance 1d`: every retry made at its due time on the sandbox clock, then given up', async () => {
+    const r = await receiver()
+    for (let i = 0; i < 20; i++) r.answers.push({status: 503, body: 'down'})
+    await paidOrder(r.url, 'WEEK1')
+    await callbackFor('WEEK1', (n) => n.attempts.length === 1)
+    const attempts: number[] = []
+    for (let day = 0; day < 7; day++) {
+      await advance('1d')
+      // the command returns once the retries it made due are made
+      attempts.push((await callbackFor('WEEK1', () => true)).attempts.length)
+    }
+    // the first day reaches every retry but the last two (24 h 4 min and 30 h 4 min after the first)
+    expect(attempts).toEqual([15, 17, 17, 17, 17, 17, 17])
+    const given = await callbackFor('WEEK1', () => true)
+    expect(given).toMatchObject({state: 'given_up'})
+    expect(given.nextAttemptAt).toBeUndefined()
+    expect(afterFirst(given)).toEqual(dueAfterFirst)
+    expect(r.received).toHaveLength(17)
+    const piped = await c.run(['sandbox', 'callbacks', 'list'])
+    expect(piped.stdout).toContain(`${given.id}\tpay.success\t${r.url}\tgiven_up\t17\trefused: HTTP 503 "down"\t-`)
+  })
+})
+
 describe('a sandbox restart mid-schedule', () => {
-  it('killed between attempts: the next command restarts it and the retry is delivered, nothing acknowledged before', async () => {
-    // At 5x the first retry is due 3 s after the first attempt: time to kill the sandbox in between.
-    await sandboxAt(5)
+  it('killed between attempts: the next command restarts it, the clock still paused, and the retry is delivered when due', async () => {
     const pid = await sandboxPid()
     const r = await receiver()
-    // Fails until the sandbox is dead, however many attempts a slow machine lets through.
-    for (let i = 0; i < 10; i++) r.answers.push({status: 500, body: 'down'})
+    r.answers.push({status: 500, body: 'down'})
     await paidOrder(r.url, 'KILL1')
-    const failed = await callbackFor('KILL1', (n) => n.attempts.length >= 1)
+    const failed = await callbackFor('KILL1', (n) => n.attempts.length === 1)
     expect(failed.state).toBe('pending')
     await kill(pid)
-    r.answers.length = 0
 
     const listed = await c.run(['sandbox', 'callbacks', 'list'])
     expect(listed.stderr).toMatch(/starting the local sandbox in the background/)
     expect(await sandboxPid()).not.toBe(pid)
-    const delivered = await callbackFor('KILL1', (n) => n.state === 'delivered')
-    expect(delivered.attempts.length).toBeGreaterThanOrEqual(2)
-    expect(delivered.attempts.at(-1)).toMatchObject({httpStatus: 200, acknowledged: true})
-    // Before the kill: failures only (an attempt under way at the kill is logged as interrupted).
-    expect(delivered.attempts.slice(0, -1).every((a) => !a.acknowledged && (a.httpStatus === 500 || a.error?.startsWith('interrupted')))).toBe(true)
-    expect(r.received).toHaveLength(delivered.attempts.length)
+    expect((await c.json(['sandbox', 'clock', 'advance', '14s'])).body.data).toMatchObject({paused: true})
+    expect(await callbackFor('KILL1', () => true)).toMatchObject({state: 'pending', attempts: [{httpStatus: 500}], nextAttemptAt: failed.nextAttemptAt})
+    await advance('1s')
+    const delivered = await callbackFor('KILL1', () => true)
+    expect(delivered.attempts).toMatchObject([
+      {httpStatus: 500, acknowledged: false},
+      {httpStatus: 200, acknowledged: true},
+    ])
+    expect(afterFirst(delivered)).toEqual([0, 15 * S])
+    expect(r.received).toHaveLength(2)
   })
 
   it('killed during an attempt: the attempt is logged as interrupted, never as delivered, and sent again after the restart', async () => {
-    await sandboxAt(1000)
     // Holds the first request unanswered until the test is over: the sandbox dies waiting.
     const held: ServerResponse[] = []
     let received = 0
@@ -179,6 +211,7 @@ describe('a sandbox restart mid-schedule', () => {
     expect(before).toMatchObject({state: 'pending', attempts: [], attemptStartedAt: expect.any(String)})
     await kill(await sandboxPid())
 
+    // resent at once after the restart, though the clock stands still: the sandbox failed, not the receiver
     const delivered = await callbackFor('KILL2', (n) => n.state === 'delivered')
     expect(delivered.attempts).toMatchObject([
       {at: before.attemptStartedAt, acknowledged: false, error: 'interrupted: the sandbox stopped before the answer'},
@@ -186,5 +219,24 @@ describe('a sandbox restart mid-schedule', () => {
     ])
     expect(delivered).not.toHaveProperty('attemptStartedAt')
     expect(received).toBe(2)
+  })
+})
+
+describe('sandbox start --time-scale', () => {
+  it('divides the retry schedule: at 1000x the first retries are due 15, 15 and 30 ms after each attempt', async () => {
+    const scaled = cli()
+    cleanups.push(() => scaled.cleanup())
+    expect((await scaled.run(['sandbox', 'start', '--time-scale', '1000'])).code).toBe(0)
+    expect((await scaled.run(['sandbox', 'clock', 'pause'])).code).toBe(0)
+    const r = await receiver()
+    r.answers.push({status: 500, body: 'a'}, {status: 500, body: 'b'}, {status: 500, body: 'c'})
+    const created = await scaled.json(['pay', 'create', '--title', 'x', '--amount', '1', '--auth-code', '134567890123456789', '--biz-order-no', 'SCALED1', '--notify-url', r.url])
+    expect(created.code).toBe(0)
+    const list = async () => ((await scaled.json(['sandbox', 'callbacks', 'list'])).body.data as Notification[])[0]
+    await waitFor(async () => (await list())?.attempts.length === 1)
+    expect((await scaled.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
+    const delivered = await list()
+    expect(delivered.state).toBe('delivered')
+    expect(afterFirst(delivered)).toEqual([0, 15, 30, 60])
   })
 })

@@ -6,6 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {privateFolders} from '../helpers/env.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // What a clone holds that the build reads (not dist/)
@@ -23,7 +24,9 @@ function clone(name: string, withDependencies: boolean): string {
 }
 
 function run(dir: string, args: string[]): SpawnSyncReturns<string> {
-  const env = {...process.env, HOME: join(tmp, 'home'), XDG_CACHE_HOME: join(tmp, 'home', '.cache')}
+  // every folder of its own (XDG_* set outside would otherwise win over HOME), and no UNIPAY_* from outside
+  const outside = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('UNIPAY_')))
+  const env = {...outside, ...privateFolders(tmp)}
   return spawnSync(process.execPath, [join(dir, 'bin', 'run.js'), ...args], {cwd: tmp, env, encoding: 'utf8'})
 }
 
@@ -35,6 +38,9 @@ beforeAll(() => {
 afterAll(() => {
   if (tmp) rmSync(tmp, {recursive: true, force: true})
 })
+
+// a whole build of the project (twice in the second test): minutes on a busy machine
+const BUILD_TIMEOUT_MS = 600_000
 
 describe('a fresh clone', () => {
   it('is built by its first run after npm ci, which then runs the command; later runs do not build', () => {
@@ -48,7 +54,7 @@ describe('a fresh clone', () => {
     const second = run(dir, ['--version'])
     expect(second.status).toBe(0)
     expect(second.stderr).not.toContain('building')
-  }, 180_000)
+  }, BUILD_TIMEOUT_MS)
 
   it('whose code does not compile says so (exit 2), writes nothing to stdout, and is not taken as built next time', () => {
     const dir = clone('does-not-compile', true)
@@ -62,7 +68,7 @@ describe('a fresh clone', () => {
       expect(result.stderr).toContain(`unipay: the build failed (above); \`npm run build\` in ${dir}/ shows it again`)
       expect(existsSync(join(dir, 'dist', 'commands'))).toBe(false)
     }
-  }, 180_000)
+  }, BUILD_TIMEOUT_MS)
 
   it('without its dependencies says to run npm ci (exit 2), and builds nothing', () => {
     const dir = clone('no-dependencies', false)

@@ -6,6 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
+import {privateFolders} from '../helpers/env.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const between = (text: string) => text.slice(text.indexOf('<!-- commands -->'), text.indexOf('<!-- commandsstop -->'))
@@ -20,7 +21,8 @@ describe('docs/commands', () => {
       execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'readme', '--multi', '--output-dir', 'docs/commands', '--no-aliases', '--no-source-links'], {
         cwd: dir,
         stdio: 'pipe',
-        env: {...process.env, NODE_ENV: 'production'},
+        // folders of its own: oclif caches into the user's (~/.cache/oclif)
+        env: {...process.env, NODE_ENV: 'production', ...privateFolders(dir)},
       })
       const fresh = join(dir, 'docs/commands')
       const committed = join(root, 'docs/commands')

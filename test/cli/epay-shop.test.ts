@@ -12,7 +12,7 @@ import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cli, type Cli} from '../helpers/cli.js'
+import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {runtimeIn, waitFor} from '../helpers/sandbox.js'
 import {epayV2Sign, epayV2Verify} from '../helpers/sdk.js'
 
@@ -22,7 +22,7 @@ const GUIDE = fileURLToPath(new URL('../../docs/guides/epay.md', import.meta.url
 let c: Cli
 beforeAll(async () => {
   c = cli()
-  expect((await c.run(['sandbox', 'start', '--time-scale', '100'])).code).toBe(0)
+  await startPausedSandbox(c)
 })
 afterAll(async () => {
   await c.cleanup()
@@ -169,7 +169,7 @@ describe('after sandbox clock advance 2h', () => {
   let moved: Cli
   beforeAll(async () => {
     moved = cli()
-    expect((await moved.run(['sandbox', 'start', '--time-scale', '100'])).code).toBe(0)
+    await startPausedSandbox(moved)
     expect((await moved.run(['sandbox', 'clock', 'advance', '2h'])).code).toBe(0)
   })
   afterAll(async () => {

@@ -1,7 +1,7 @@
 // Whole flows an integrator tries before going live (issue 12), through the CLI against a
 // local sandbox: gateway trades as payments, completing a partial split, the clock.
 import {randomBytes} from 'node:crypto'
-import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {AllocCreateResult} from '../../src/commands/alloc/index.js'
 import type {AuthUrlResult} from '../../src/commands/auth/url.js'
 import type {GatewayPrepayResult} from '../../src/commands/gateway/prepay.js'
@@ -16,25 +16,24 @@ import type {RefundCreateResult} from '../../src/commands/refund/create.js'
 import type {RefundSyncResult} from '../../src/commands/refund/sync.js'
 import type {SandboxBalanceResult} from '../../src/commands/sandbox/balance.js'
 import type {SandboxClockAdvanceResult} from '../../src/commands/sandbox/clock/advance.js'
+import type {SandboxClockPauseResult} from '../../src/commands/sandbox/clock/pause.js'
 import type {SandboxPayResult} from '../../src/commands/sandbox/pay.js'
 import type {SandboxTransferConfirmResult} from '../../src/commands/sandbox/transfer/confirm.js'
 import type {SandboxTransferRejectResult} from '../../src/commands/sandbox/transfer/reject.js'
 import type {TransferResult} from '../../src/commands/transfer/index.js'
 import type {TransferSyncResult} from '../../src/commands/transfer/sync.js'
 import {parseGmt8} from '../../src/protocol/time.js'
-import {cli, type Cli} from '../helpers/cli.js'
+import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {callbackReceiver, waitFor, type Receiver} from '../helpers/sandbox.js'
 
-// each flow is a dozen CLI runs, slow on a loaded machine
-vi.setConfig({testTimeout: 120_000})
 
 let c: Cli
 let receiver: Receiver
 beforeAll(async () => {
   c = cli()
   receiver = await callbackReceiver()
-  // refunds and splits settle 20x faster
-  await c.json(['sandbox', 'start', '--time-scale', '20'])
+  // the sandbox clock stands still: refunds and splits settle when a test moves it (1 s does)
+  await startPausedSandbox(c)
 })
 afterAll(async () => {
   await receiver.close()
@@ -49,6 +48,10 @@ const called = (event: string, field: string, value: string) =>
   })
 
 const unique = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').toUpperCase()}`
+
+async function advance(duration: string): Promise<void> {
+  expect((await c.run(['sandbox', 'clock', 'advance', duration])).code).toBe(0)
+}
 
 async function gatewayOrder(type = 'cashier', extra: string[] = []) {
   return c.result<GatewayPrepayResult>(['gateway', 'prepay', '--type', type, '--title', 'Flow', '--amount', '1000', '--notify-url', receiver.url, ...extra])
@@ -68,10 +71,10 @@ describe('a paid gateway order is a payment', () => {
 
     const refund = await c.result<RefundCreateResult>(['refund', 'create', '--trade-no', tradeNo, '--amount', '400'])
     expect(refund.status).toBe('progress')
-    await waitFor(async () => (await c.result<QueryPayResult>(['query', 'pay', '--order-no', orderNo])).refundStatus === 'partial_refund')
-    expect((await c.result<QueryPayResult>(['query', 'pay', '--order-no', orderNo])).refundableBalance).toBe(600)
-    // the refund's callback goes to the gateway order's notifyUrl, like the payment's
-    await waitFor(() => called('refund.success', 'tradeNo', tradeNo))
+    await advance('1s')
+    expect(await c.result<QueryPayResult>(['query', 'pay', '--order-no', orderNo])).toMatchObject({refundStatus: 'partial_refund', refundableBalance: 600})
+    // the refund's callback goes to the gateway order's notifyUrl, like the payment's (sent before the clock's move answered)
+    expect(called('refund.success', 'tradeNo', tradeNo)).toBe(true)
     expect(called('pay.success', 'orderNo', orderNo)).toBe(true)
     expect(await c.result<PaySyncResult>(['pay', 'sync', '--order-no', orderNo])).toEqual({orderStatus: 'success', adjust: false})
     // a paid gateway order is final
@@ -87,7 +90,8 @@ describe('a paid gateway order is a payment', () => {
     const paid = await c.result<SandboxPayResult>(['sandbox', 'pay', orderNo, '--wallet', 'walletA'])
     expect(paid).toMatchObject({status: 'paid', method: 'walletA_jsapi'})
     const split = await c.result<AllocCreateResult>(['alloc', '--trade-no', paid.tradeNo!, '--receiver', `MERCHANT_ID:${account}:3.00:Shop`])
-    await waitFor(async () => (await c.result<QueryAllocResult>(['query', 'alloc', '--alloc-no', split.allocNo])).status === 'success')
+    await advance('1s')
+    expect((await c.result<QueryAllocResult>(['query', 'alloc', '--alloc-no', split.allocNo])).status).toBe('success')
     expect((await c.result<QueryPayResult>(['query', 'pay', '--order-no', orderNo])).refundableBalance).toBe(700)
   })
 
@@ -242,14 +246,16 @@ describe('partial allocations can be completed', () => {
     for (const account of [good, bad, retry]) expect((await c.run(['sandbox', 'receivers', 'bind', 'MERCHANT_ID', account, '--name', 'Shop'])).code).toBe(0)
     const {bizOrderNo} = await c.result<PayCreateResult>(['pay', 'create', '--title', 'Split', '--amount', '1000', '--auth-code', '134567890123456789', '--allocation'])
     const first = await c.result<AllocCreateResult>(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${good}:4.00:Shop`, '--receiver', `MERCHANT_ID:${bad}:3.00:Shop`])
-    await waitFor(async () => (await c.result<QueryAllocResult>(['query', 'alloc', '--alloc-no', first.allocNo])).status === 'partial')
+    await advance('1s')
+    expect((await c.result<QueryAllocResult>(['query', 'alloc', '--alloc-no', first.allocNo])).status).toBe('partial')
     // the failed receiver's 3 yuan came back: 6 yuan are allocatable, so 6.01 is too much
     expect((await c.result<QueryPayResult>(['query', 'pay', '--biz-order-no', bizOrderNo])).refundableBalance).toBe(600)
     const over = await c.run(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${retry}:6.01:Shop`])
     expect(over.code).toBe(1)
     expect(over.stderr).toContain('platform error 20060')
     const second = await c.result<AllocCreateResult>(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${retry}:3.00:Shop`])
-    await waitFor(async () => (await c.result<QueryAllocResult>(['query', 'alloc', '--alloc-no', second.allocNo])).status === 'success')
+    await advance('1s')
+    expect((await c.result<QueryAllocResult>(['query', 'alloc', '--alloc-no', second.allocNo])).status).toBe('success')
     expect((await c.result<QueryPayResult>(['query', 'pay', '--biz-order-no', bizOrderNo])).refundableBalance).toBe(300)
     const third = await c.run(['alloc', '--biz-order-no', bizOrderNo, '--receiver', `MERCHANT_ID:${retry}:1.00:Shop`])
     expect(third.code).toBe(1)
@@ -258,13 +264,19 @@ describe('partial allocations can be completed', () => {
 })
 
 describe('time you can move', () => {
-  // its own sandbox at real speed, so that only the moved clock makes things due
+  // its own sandbox, its clock standing still: only the moves of the tests make things due
   let clock: Cli
   let late: Receiver
+  /** The sandbox clock's time, in epoch ms, from its `now` (GMT+8, to the second). */
+  const at = (state: SandboxClockAdvanceResult) => parseGmt8(state.now)!.getTime()
+  let pausedAt = 0
   beforeAll(async () => {
     clock = cli()
     late = await callbackReceiver()
     await clock.json(['sandbox', 'start'])
+    const paused = await clock.result<SandboxClockPauseResult>(['sandbox', 'clock', 'pause'])
+    expect(paused.paused).toBe(true)
+    pausedAt = at(paused)
   })
   afterAll(async () => {
     await late.close()
@@ -282,7 +294,9 @@ describe('time you can move', () => {
     // the receiver refuses the first pay.close, so a retry falls due 15 s later
     late.answers.push({status: 500, body: 'busy'})
 
-    expect((await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '29m'])).offsetMs).toBe(29 * 60_000)
+    const moved = await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '29m'])
+    expect(moved).toMatchObject({paused: true})
+    expect(at(moved) - pausedAt).toBe(29 * 60_000)
     expect((await clock.result<QueryPayResult>(['query', 'pay', '--order-no', open.orderNo])).status).toBe('progress')
     expect((await clock.result<QueryTransferResult>(['query', 'transfer', '--transfer-no', transfer.transferNo])).status).toBe('close')
     expect(await balance()).toBe(before + 100)
@@ -291,12 +305,15 @@ describe('time you can move', () => {
     expect((await clock.run(['sandbox', 'clock', 'advance', '1m'])).code).toBe(0)
     expect((await clock.result<QueryPayResult>(['query', 'pay', '--order-no', open.orderNo])).status).toBe('timeout')
     expect((await clock.result<QueryGatewayResult>(['query', 'gateway', '--order-no', gateway.orderNo])).status).toBe('expired')
-    await waitFor(() => late.received.length === 1)
+    // sent before the clock's move answered
+    expect(late.received).toHaveLength(1)
     expect(JSON.parse(late.received[0].body).event).toBe('pay.close')
     // the moved clock makes things due, but a callback's resTime stays on the real clock, where receivers check it
     expect(Math.abs(parseGmt8(JSON.parse(late.received[0].body).resTime)!.getTime() - Date.now())).toBeLessThan(300_000)
-    await clock.run(['sandbox', 'clock', 'advance', '15s'])
-    await waitFor(() => late.received.length === 2)
+    await clock.run(['sandbox', 'clock', 'advance', '14s'])
+    expect(late.received).toHaveLength(1)
+    await clock.run(['sandbox', 'clock', 'advance', '1s'])
+    expect(late.received).toHaveLength(2)
     expect(late.received[1].body).toBe(late.received[0].body)
   })
 
@@ -318,8 +335,8 @@ describe('time you can move', () => {
   })
 
   it('reads a duration by the rule --wait reads it: a bare number is seconds, units add up', async () => {
-    const before = (await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '1ms'])).offsetMs
-    expect((await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '30'])).offsetMs).toBe(before + 30_000)
-    expect((await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '1h30m'])).offsetMs).toBe(before + 30_000 + 90 * 60_000)
+    const before = at(await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '1ms']))
+    expect(at(await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '30']))).toBe(before + 30_000)
+    expect(at(await clock.result<SandboxClockAdvanceResult>(['sandbox', 'clock', 'advance', '1h30m']))).toBe(before + 30_000 + 90 * 60_000)
   })
 })

@@ -273,6 +273,24 @@ describe('the sandbox daemon under a hostile body', () => {
   afterAll(async () => {
     await d.cleanup()
   })
+  /**
+   * How many connections to a stopped server on loopback `port` their client gave up on: the
+   * kernel queued them, the server never accepted them (no socket inode) and the client closed
+   * its end (CLOSE_WAIT). Read from Linux's /proc/net/tcp; elsewhere the daemon is resumed at
+   * once, and the case of a silent daemon is left to Linux runs.
+   */
+  const probesGivenUp = (port: number): number => {
+    let table: string
+    try {
+      table = readFileSync('/proc/net/tcp', 'utf8')
+    } catch {
+      return Number.POSITIVE_INFINITY
+    }
+    const CLOSE_WAIT = '08'
+    return table.split('\n').slice(1).map((line) => line.trim().split(/\s+/))
+      .filter(([, local, , state, , , , , , inode]) => local !== undefined && parseInt(local.split(':')[1], 16) === port && state === CLOSE_WAIT && inode === '0')
+      .length
+  }
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0)
@@ -295,17 +313,18 @@ describe('the sandbox daemon under a hostile body', () => {
     // a daemon that cannot answer (stopped here; busy for hours before): `sandbox start` waits for
     // it instead of starting a second one on the same journal
     process.kill(started.pid, 'SIGSTOP')
-    const again = d.result<{pid: number; started: boolean}>(['sandbox', 'start', '--json'])
-    // past two of the start probes' 2 s timeouts, which an old build took as "not running"
-    const resume = setTimeout(() => process.kill(started.pid, 'SIGCONT'), 4500)
+    const port = Number(new URL(started.url).port)
+    let again: Promise<{pid: number; started: boolean}> | undefined
     try {
-      expect(await again).toMatchObject({pid: started.pid, started: false})
+      again = d.result<{pid: number; started: boolean}>(['sandbox', 'start', '--json'])
+      // resumed once two of the start probes gave up on it (2 s each), which an old build took as "not running"
+      await waitFor(() => probesGivenUp(port) >= 2)
     } finally {
-      clearTimeout(resume)
       process.kill(started.pid, 'SIGCONT')
     }
+    expect(await again).toMatchObject({pid: started.pid, started: false})
     process.kill(started.pid, 'SIGTERM')
-    await waitFor(() => !alive(started.pid), 5000)
+    await waitFor(() => !alive(started.pid))
     expect(readFileSync(join(d.env.XDG_DATA_HOME!, 'unipay', 'sandbox', 'sandbox.log'), 'utf8')).toContain('sandbox stopped')
   })
 })

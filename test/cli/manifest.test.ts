@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
+import {privateFolders} from '../helpers/env.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -14,7 +15,12 @@ describe('oclif.manifest.json', () => {
       copyFileSync(join(root, 'package.json'), join(dir, 'package.json'))
       cpSync(join(root, 'dist'), join(dir, 'dist'), {recursive: true})
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-      execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'manifest', dir], {cwd: dir, stdio: 'pipe'})
+      execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'manifest', dir], {
+        cwd: dir,
+        stdio: 'pipe',
+        // folders of its own: oclif caches into the user's (~/.cache/oclif)
+        env: {...process.env, ...privateFolders(dir)},
+      })
       const fresh = JSON.parse(readFileSync(join(dir, 'oclif.manifest.json'), 'utf8'))
       const committed = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))
       expect(Object.keys(committed.commands).sort()).toEqual(Object.keys(fresh.commands).sort())

@@ -51,7 +51,7 @@ describe('interactive profile add', () => {
     expect(t.output()).toContain('added profile shop')
     const shown = await c.json(['profile', 'show', 'shop'])
     expect(shown.body.data).toMatchObject({name: 'shop', mchNo: 'M300', channelMchNo: 'CM300', privateKeyFile: keys.privateKeyFile, platformPublicKeyFile: keys.publicKeyFile, 'private key': keys.fingerprint})
-  }, 30_000)
+  })
 })
 
 describe('profile show', () => {

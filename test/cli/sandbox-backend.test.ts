@@ -173,7 +173,7 @@ describe('sandbox start --foreground', () => {
     child.stderr.on('data', (d) => (out += d))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     try {
-      const port = (await waitFor(() => /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(out) ?? undefined, 20_000))[1]
+      const port = (await waitFor(() => /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(out) ?? undefined))[1]
       const secret = (await waitFor(() => /control secret \(header x-unipay-sandbox-secret\): (\S+)/.exec(out) ?? undefined))[1]
       const runtime = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'runtime.json'), 'utf8'))
       expect(secret).toBe(runtime.controlSecret)
@@ -189,7 +189,7 @@ describe('sandbox start --foreground', () => {
       child.kill('SIGKILL')
       rmSync(dataDir, {recursive: true, force: true})
     }
-  }, 40_000)
+  })
 })
 
 describe('sandbox start --foreground while it starts', () => {
@@ -217,10 +217,10 @@ describe('sandbox start --foreground while it starts', () => {
     }
     const foreground = run(['sandbox', 'start', '--foreground', '--port', '0', '--data-dir', dataDir])
     try {
-      await waitFor(() => held().length === 1, 20_000)
+      await waitFor(() => held().length === 1)
       // its daemon is starting: no runtime file yet
       const second = run(['sandbox', 'start', '--data-dir', dataDir, '--json'])
-      await waitFor(() => /waiting for the local sandbox|starting the local sandbox in the background/.test(second.output.stderr), 20_000)
+      await waitFor(() => /waiting for the local sandbox|starting the local sandbox in the background/.test(second.output.stderr))
       writeFileSync(join(gate, 'open'), '')
       expect(await second.exited, second.output.stderr).toBe(0)
       const runtime = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'runtime.json'), 'utf8'))
@@ -242,7 +242,7 @@ describe('sandbox start --foreground while it starts', () => {
       rmSync(dataDir, {recursive: true, force: true})
       rmSync(gate, {recursive: true, force: true})
     }
-  }, 60_000)
+  })
 })
 
 describe('sandbox trigger and listen --events', () => {
@@ -262,7 +262,7 @@ describe('sandbox trigger and listen --events', () => {
     } finally {
       await listen.stop('SIGINT')
     }
-  }, 60_000)
+  })
 
   it('sends the epay V1 (MD5) and V2 (RSA) paid notifications, each verifying with its key', async () => {
     const creds = (await c.json(['sandbox', 'credentials'])).body.data
@@ -362,7 +362,7 @@ describe('the backend guide: "Use the sandbox from your own backend", run as wri
         if (/sandbox start --foreground|&\s*$/.test(line)) {
           const started = background(line.replace(/&\s*$/, ''), {cwd: work, env})
           running.push(started)
-          await waitFor(() => /listening on/.test(started.output()), 30_000).catch(() => {
+          await waitFor(() => /listening on/.test(started.output())).catch(() => {
             throw new Error(`${written}: never said it listens:\n${started.output()}`)
           })
         } else {
@@ -372,7 +372,7 @@ describe('the backend guide: "Use the sandbox from your own backend", run as wri
       }
       expect(readFileSync(join(work, '.env.sandbox'), 'utf8')).toContain(`UNIPAY_SANDBOX_BASE_URL=http://127.0.0.1:${ports['8720']}\n`)
       // the callback went through listen to "your backend", verified and forwarded
-      await waitFor(() => backend.some((callback) => callback.event === 'refund.success'), 20_000)
+      await waitFor(() => backend.some((callback) => callback.event === 'refund.success'))
       // and no command started a second sandbox in the CLI's own data folder
       if (!localRunning) expect(existsSync(sandboxRuntimeFile(join(own.env.XDG_DATA_HOME!, 'unipay')))).toBe(false)
     } finally {
@@ -384,7 +384,7 @@ describe('the backend guide: "Use the sandbox from your own backend", run as wri
       rmSync(work, {recursive: true, force: true})
       await own.cleanup()
     }
-  }, 120_000)
+  })
 })
 
 describe('every sandbox command reaches the sandbox the user started', () => {
@@ -428,7 +428,7 @@ describe('every sandbox command reaches the sandbox the user started', () => {
       rmSync(dir, {recursive: true, force: true})
       await own.cleanup()
     }
-  }, 60_000)
+  })
 })
 
 describe('sandbox merchants add', () => {

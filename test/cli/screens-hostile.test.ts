@@ -55,7 +55,7 @@ describe('listen', () => {
       t.type('\u0003')
       await t.exited
     }
-  }, 30_000)
+  })
 
   it('on a terminal: callbacks with a megabyte of digits as their amount are answered at once, and it goes on serving', async () => {
     // as a forger posts it: the amount a string of a million digits (cents as yuan was BigInt, quadratic in them)
@@ -75,7 +75,7 @@ describe('listen', () => {
       t.type('\u0003')
       await t.exited
     }
-  }, 30_000)
+  })
 
   it('piped: the JSON line carries no live control character either', async () => {
     const l = await startListen(c, ['--port', '0', '--print-body'])
@@ -87,7 +87,7 @@ describe('listen', () => {
     } finally {
       await l.stop('SIGINT')
     }
-  }, 30_000)
+  })
 
   for (const columns of [80, 100, 160]) {
     it(`a verified callback's row fits ${columns} columns (numbers under their column, never wrapped by the terminal)`, async () => {
@@ -107,7 +107,7 @@ describe('listen', () => {
         t.type('\u0003')
         await t.exited
       }
-    }, 30_000)
+    })
   }
 })
 
@@ -135,7 +135,7 @@ describe('the sandbox request log', () => {
     child.stderr.on('data', (d) => (out += d))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     try {
-      const url = (await waitFor(() => /listening on (http:\/\/\S+)/.exec(out) ?? undefined, 20_000))[1]
+      const url = (await waitFor(() => /listening on (http:\/\/\S+)/.exec(out) ?? undefined))[1]
       await forgedRequest(url)
       await waitFor(() => out.includes('POST /unipay/pay  M1\\u001b'))
       expect(out).not.toMatch(LIVE)
@@ -152,5 +152,5 @@ describe('the sandbox request log', () => {
       }
       rmSync(dataDir, {recursive: true, force: true})
     }
-  }, 40_000)
+  })
 })

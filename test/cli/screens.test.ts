@@ -1,7 +1,7 @@
 // What support staff see at a terminal: tables that fit 80, 100 and 160 columns, filters in
 // the words the screens show, paged output that says how to get more.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cli, type Cli} from '../helpers/cli.js'
+import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {onTerminal} from '../helpers/pty.js'
 
 let c: Cli
@@ -17,7 +17,7 @@ const width = (line: string) => [...line].reduce((n, ch) => n + (/[\u3000-\u9fff
 
 beforeAll(async () => {
   c = cli()
-  await c.json(['sandbox', 'start', '--time-scale', '50'])
+  await startPausedSandbox(c)
   for (const [i, fail] of [[1, false], [2, true], [3, false]] as const) {
     const order = await c.json(['pay', 'create', '--title', `退款测试订单${i}`, '--amount', '40', '--auth-code', '134567890123456789'])
     const refund = await c.json(['refund', 'create', '--biz-order-no', order.body.data.bizOrderNo, '--amount', '4', ...(fail ? ['--reason', 'test:slow'] : [])])
@@ -26,9 +26,11 @@ beforeAll(async () => {
     if (fail) expect((await c.run(['sandbox', 'refund', 'settle', bizRefundNo, '--fail'])).code).toBe(0)
     refunds.push({bizRefundNo, status: fail ? 'fail' : 'success'})
   }
+  // the others are settled by the channel a second later
+  expect((await c.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
   expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
   expect((await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
-}, 60_000)
+})
 afterAll(async () => {
   await c.cleanup()
 })

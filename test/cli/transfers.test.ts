@@ -4,18 +4,18 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {PayCreateResult} from '../../src/commands/pay/create.js'
 import type {QueryAllocResult} from '../../src/commands/query/alloc.js'
 import type {QueryTransferResult} from '../../src/commands/query/transfer.js'
-import type {SandboxStartResult} from '../../src/commands/sandbox/start.js'
 import type {TransferBatchResult} from '../../src/commands/transfer/batch.js'
 import type {TransferResult} from '../../src/commands/transfer/index.js'
-import {cli, type Cli} from '../helpers/cli.js'
+import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {payoutFile} from '../helpers/payouts.js'
-import {sandboxTransfers, waitFor} from '../helpers/sandbox.js'
+import {sandboxTransfers} from '../helpers/sandbox.js'
 
 let c: Cli
 let sandboxUrl = ''
 beforeAll(async () => {
   c = cli()
-  sandboxUrl = (await c.result<SandboxStartResult>(['sandbox', 'start', '--time-scale', '10'])).url
+  // the sandbox clock stands still: splits and transfers settle when a test moves it
+  sandboxUrl = (await startPausedSandbox(c)).url
 })
 afterAll(async () => {
   await c.cleanup()
@@ -33,7 +33,8 @@ describe('allocation', () => {
     expect(created.code).toBe(0)
     expect(created.body.response.data).toMatchObject({bizAllocNo: 'AL-1', status: 'processing'})
     expect(created.body.data.status).toBe('processing')
-    await waitFor(async () => (await c.result<QueryAllocResult>(['query', 'alloc', '--biz-alloc-no', 'AL-1'])).status === 'success')
+    expect((await c.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
+    expect((await c.result<QueryAllocResult>(['query', 'alloc', '--biz-alloc-no', 'AL-1'])).status).toBe('success')
     const query = await c.run(['query', 'alloc', '--biz-alloc-no', 'AL-1'])
     expect(query.stdout).toMatch(/^MERCHANT_ID\t1900000109\t示例商户\t6.00\tsuccess\t\t\d{4}-/m)
     expect(query.stdout).toMatch(/^PERSONAL_OPENID\toRecv2\t\t3.50\tsuccess/m)
@@ -49,7 +50,8 @@ describe('allocation', () => {
 describe('transfer', () => {
   it('transfers, queries, refuses a duplicate, and checks channel rules before sending', async () => {
     expect(await c.result<TransferResult>(['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088001', '--amount', '250', '--biz-transfer-no', 'TF-1'])).toMatchObject({bizTransferNo: 'TF-1', status: 'processing'})
-    await waitFor(async () => (await c.result<QueryTransferResult>(['query', 'transfer', '--biz-transfer-no', 'TF-1', '--channel', 'walletB'])).status === 'success')
+    expect((await c.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
+    expect((await c.result<QueryTransferResult>(['query', 'transfer', '--biz-transfer-no', 'TF-1', '--channel', 'walletB'])).status).toBe('success')
     const dup = await c.run(['transfer', '--channel', 'walletB', '--payee-type', 'user_id', '--payee-account', '2088001', '--amount', '250', '--biz-transfer-no', 'TF-1'])
     expect(dup.code).toBe(1)
     expect(dup.stderr).toContain('platform error 10507: duplicate transfer')

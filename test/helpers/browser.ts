@@ -8,6 +8,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {chromium, type Browser, type Page} from 'playwright-core'
+import {privateFolders} from './env.js'
 
 const DEBIAN_CHROMIUM = '/usr/bin/chromium'
 /** Version of the npm browser, so an upgrade unpacks afresh instead of reusing an old binary. */
@@ -66,19 +67,30 @@ async function npmChromium(): Promise<{executablePath: string; args: string[]}> 
 
 /** Starts a headless browser; close it in afterAll. */
 export async function launchBrowser(): Promise<Browser> {
-  if (browserKind() === 'debian') {
-    if (!existsSync(DEBIAN_CHROMIUM)) throw new Error(`UNIPAY_TEST_BROWSER=debian but ${DEBIAN_CHROMIUM} is missing: apt-get install chromium fonts-wqy-zenhei`)
-    return chromium.launch({executablePath: DEBIAN_CHROMIUM, headless: true, args: FLAGS})
-  }
-  const npm = await npmChromium()
-  const args = [...new Set([...npm.args, ...FLAGS])]
-  // Without Debian's fontconfig, fall back to the fonts the package ships (Latin only).
+  // a HOME of its own (Chromium keeps crash reports and settings there), removed when it closes
+  const home = mkdtempSync(join(tmpdir(), 'unipay-browser-'))
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
-  if (!existsSync('/etc/fonts/fonts.conf') && existsSync(join(tmpdir(), `unipay-chromium-${NPM_BROWSER_VERSION}`, 'fonts'))) {
-    env.FONTCONFIG_PATH = join(tmpdir(), `unipay-chromium-${NPM_BROWSER_VERSION}`, 'fonts')
+  Object.assign(env, privateFolders(home))
+  let launching: Promise<Browser>
+  if (browserKind() === 'debian') {
+    if (!existsSync(DEBIAN_CHROMIUM)) throw new Error(`UNIPAY_TEST_BROWSER=debian but ${DEBIAN_CHROMIUM} is missing: apt-get install chromium fonts-wqy-zenhei`)
+    launching = chromium.launch({executablePath: DEBIAN_CHROMIUM, headless: true, args: FLAGS, env})
+  } else {
+    const npm = await npmChromium()
+    const args = [...new Set([...npm.args, ...FLAGS])]
+    // Without Debian's fontconfig, fall back to the fonts the package ships (Latin only).
+    if (!existsSync('/etc/fonts/fonts.conf') && existsSync(join(tmpdir(), `unipay-chromium-${NPM_BROWSER_VERSION}`, 'fonts'))) {
+      env.FONTCONFIG_PATH = join(tmpdir(), `unipay-chromium-${NPM_BROWSER_VERSION}`, 'fonts')
+    }
+    launching = chromium.launch({executablePath: npm.executablePath, headless: true, args, env})
   }
-  return chromium.launch({executablePath: npm.executablePath, headless: true, args, env})
+  const browser = await launching.catch((error: unknown) => {
+    rmSync(home, {recursive: true, force: true})
+    throw error
+  })
+  browser.on('disconnected', () => rmSync(home, {recursive: true, force: true}))
+  return browser
 }
 
 /** Saves a full-page screenshot under artifacts/screenshots/ (Chinese renders only with CJK fonts installed). */

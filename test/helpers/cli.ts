@@ -30,7 +30,7 @@ import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 import {parseJson, toPlain} from '../../src/protocol/json.js'
 import {startSandbox, type RunningSandbox} from '../../src/sandbox/server.js'
 import {seedSandboxKeys} from './sandbox-keys.js'
-import {withEnv} from './env.js'
+import {privateFolders, withEnv} from './env.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -79,12 +79,7 @@ export function cli(options: CliOptions = {}): Cli {
   const dir = mkdtempSync(join(tmpdir(), 'unipay-cli-'))
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('UNIPAY_')) env[key] = value
-  Object.assign(env, {
-    HOME: join(dir, 'home'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-    XDG_DATA_HOME: join(dir, 'data'),
-    XDG_CACHE_HOME: join(dir, 'cache'),
-  })
+  Object.assign(env, privateFolders(dir))
   mkdirSync(join(dir, 'home'))
   const dataDir = join(dir, 'data', 'unipay')
   if (options.seedKeys !== false) seedSandboxKeys(dataDir)
@@ -221,4 +216,18 @@ async function runInProcess<T>(loadable: Command.Loadable, argv: string[], confi
   // the command also set process.exitCode, as it must for a real run; this worker is not ending
   process.exitCode = undefined
   return {stdout, stderr, code, result}
+}
+
+/**
+ * Starts the local sandbox of a test's CLI with its clock standing still (`sandbox clock pause`):
+ * nothing falls due, a settlement, a callback retry, an expiry, until the test moves the clock
+ * (`sandbox clock advance`), so no test races the machine's speed. Returns `sandbox start`'s result
+ * and the time the clock stands at (`now`, GMT+8).
+ */
+export async function startPausedSandbox(on: Cli): Promise<{url: string; pid: number; now: string}> {
+  const started = await on.json(['sandbox', 'start'])
+  if (started.code !== 0) throw new Error(`sandbox start: exit ${started.code}\n${started.stderr}`)
+  const paused = await on.json(['sandbox', 'clock', 'pause'])
+  if (paused.code !== 0) throw new Error(`sandbox clock pause: exit ${paused.code}\n${paused.stderr}`)
+  return {...started.body.data, now: paused.body.data.now}
 }

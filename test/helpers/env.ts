@@ -1,5 +1,14 @@
 // The environment an in-process command run sees, swapped in around the run. Kept apart from
 // cli.ts so that test/setup.ts, which every file runs, loads nothing else.
+import {join} from 'node:path'
+
+/**
+ * A HOME and XDG folders under `dir`, for any process a test starts: two copies of the suite
+ * side by side (or a user's own unipay, oclif or browser) must not share one.
+ */
+export function privateFolders(dir: string): {HOME: string; XDG_CONFIG_HOME: string; XDG_DATA_HOME: string; XDG_CACHE_HOME: string} {
+  return {HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), XDG_CACHE_HOME: join(dir, 'cache')}
+}
 
 // Commands read HOME, XDG_* and UNIPAY_* from process.env. Runs may overlap (a test awaiting
 // several at once): the first to start swaps the environment in, the last to end restores it.

@@ -40,7 +40,7 @@ export async function startListen(c: Cli, args: string[]): Promise<RunningListen
     url = await waitFor(() => {
       if (ended) throw new Error('it exited')
       return /listening on (http:\/\/\S+)/.exec(stderr)?.[1]
-    }, 20_000)
+    })
   } catch (error) {
     child.kill('SIGKILL')
     throw new Error(`listen did not start: ${stderr}`, {cause: error})

@@ -22,14 +22,15 @@ export function payoutFile(on: Cli, name: string, rows: number, prefix: string):
 }
 
 /**
- * A CLI with a sandbox of its own (platform clock 10x), started before the tests of the file or
- * block that calls this and removed after them: a batch test counts its sandbox's transfers.
+ * A CLI with a sandbox of its own, started before the tests of the file or block that calls this
+ * and removed after them: a batch test counts its sandbox's transfers. Its clock runs, so walletB
+ * transfers settle (300 ms after they are accepted) while a batch's `--wait` follows them.
  */
 export function ownSandboxCli(): () => Cli {
   let on: Cli | undefined
   beforeAll(async () => {
     on = cli()
-    expect((await on.run(['sandbox', 'start', '--time-scale', '10'])).code).toBe(0)
+    expect((await on.run(['sandbox', 'start'])).code).toBe(0)
   })
   afterAll(async () => {
     await on?.cleanup()

@@ -32,7 +32,8 @@ export function terminal(args: string[], options: {env: NodeJS.ProcessEnv; colum
     exited,
     pid: child.pid!,
     type: (input) => child.stdin.write(input),
-    waitFor: (pattern, timeoutMs = 10_000) =>
+    // a deadline that measures nothing (see waitFor in sandbox.ts)
+    waitFor: (pattern, timeoutMs = 120_000) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; the terminal shows:\n${text}`)), timeoutMs)
         const check = () => {

@@ -46,10 +46,20 @@ export interface TestSandbox {
   send(endpoint: Endpoint, fields: Record<string, unknown>): Promise<Record<string, any>>
   /** Posts a prepared body as is. */
   post(path: string, body: unknown): Promise<{status: number; text: string; body: Record<string, any>}>
+  /** Moves the sandbox clock forward; resolves once what fell due is done, callbacks included. */
+  advance(ms: number): Promise<void>
   close(): Promise<void>
 }
 
-export async function testSandbox(options: Partial<StartOptions> = {}, dataDir = mkdtempSync(join(tmpdir(), 'unipay-sbx-'))): Promise<TestSandbox> {
+export interface TestSandboxOptions extends Partial<StartOptions> {
+  /**
+   * The sandbox clock stands still from the start (`POST /_sandbox/clock/pause`): nothing falls
+   * due (a settlement, a retry, an expiry) but what the test moves it through with advance().
+   */
+  pausedClock?: boolean
+}
+
+export async function testSandbox({pausedClock, ...options}: TestSandboxOptions = {}, dataDir = mkdtempSync(join(tmpdir(), 'unipay-sbx-'))): Promise<TestSandbox> {
   seedSandboxKeys(dataDir)
   const sandbox = await startSandbox({dataDir, port: 0, ...options})
   const {runtime} = sandbox
@@ -77,12 +87,18 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
     }
     return {status: response.status, text, body: parsed}
   }
+  const control = async (path: string, body: unknown) => {
+    const answer = await post(path, body)
+    if (answer.status !== 200) throw new Error(`${path}: HTTP ${answer.status} ${answer.text}`)
+  }
+  if (pausedClock) await control('/_sandbox/clock/pause', {})
   return {
     sandbox,
     dataDir,
     client,
     merchantPem,
     post,
+    advance: (advanceMs) => control('/_sandbox/clock', {advanceMs}),
     async send(endpoint, fields) {
       const request = await buildRequest(client, endpoint, fields)
       const answer = await post(endpoint.path, request.body)
@@ -101,7 +117,7 @@ export async function testSandbox(options: Partial<StartOptions> = {}, dataDir =
  * folder removed after them. The handle reads through to the started sandbox, so use it inside
  * tests and hooks registered after this call.
  */
-export function useTestSandbox(options: Partial<StartOptions> = {}): TestSandbox {
+export function useTestSandbox(options: TestSandboxOptions = {}): TestSandbox {
   let started: TestSandbox | undefined
   beforeAll(async () => {
     started = await testSandbox(options)
@@ -183,7 +199,12 @@ export function useCallbackReceiver(): Receiver {
   })
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+/**
+ * Polls `probe` until it gives a value: a wait on an event (an arrival, a state), never on time.
+ * Its deadline measures nothing: it is there to name a wait that never ends, and is long enough
+ * for a machine several times slower than usual (below the tests' own timeout, vitest.config.ts).
+ */
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

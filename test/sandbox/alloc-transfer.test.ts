@@ -1,8 +1,9 @@
 import {beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
-import {callbackReceiver, controlHeaders, removeDir, testSandbox, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, removeDir, testSandbox, useCallbackReceiver, useTestSandbox} from '../helpers/sandbox.js'
 
-const t = useTestSandbox({timeScale: 10})
+// the sandbox clock stands still: splits and transfers settle when a test moves it (1 s does)
+const t = useTestSandbox({pausedClock: true})
 const receiver = useCallbackReceiver()
 
 const control = async (method: string, path: string, body?: unknown): Promise<any> =>
@@ -32,7 +33,7 @@ describe('allocation', () => {
     expect(created.data).toMatchObject({status: 'processing'})
     const again = await t.send(endpoints.alloc, {bizAllocNo: `A-${order.bizOrderNo}`, bizOrderNo: order.bizOrderNo, receivers, notifyUrl: receiver.url})
     expect(again.data.allocNo).toBe(created.data.allocNo)
-    await waitFor(async () => (await t.send(endpoints.queryAlloc, {allocNo: created.data.allocNo})).data.status === 'success')
+    await t.advance(1000)
     const query = await t.send(endpoints.queryAlloc, {bizAllocNo: `A-${order.bizOrderNo}`})
     // one unit throughout: the total is in yuan like its receivers
     expect(query.data.amount).toBe(9.5)
@@ -40,7 +41,8 @@ describe('allocation', () => {
       expect.objectContaining({receiverAccount: '1900000109', amount: 6, result: 'success', finishTime: expect.any(String)}),
       expect.objectContaining({receiverAccount: 'oRecv_2', amount: 3.5, result: 'success'}),
     ])
-    const event = await waitFor(() => events('alloc.success').find((e) => e.data.allocNo === created.data.allocNo))
+    // the callback's first attempt is made before the clock's move answers
+    const event = events('alloc.success').find((e) => e.data.allocNo === created.data.allocNo)!
     expect(event.data['details[1].amount']).toBe('3.5')
     const second = await t.send(endpoints.alloc, {bizAllocNo: `B-${order.bizOrderNo}`, tradeNo: order.tradeNo, receivers: receivers.slice(0, 1)})
     expect(second).toMatchObject({code: 20044, msg: expect.stringContaining('already has allocation')})
@@ -75,10 +77,12 @@ describe('allocation', () => {
       bizOrderNo: order.bizOrderNo,
       receivers: [{receiverType: 'PERSONAL_OPENID', receiverAccount: 'oRecv_2', amount: 1}, {receiverType: 'PERSONAL_OPENID', receiverAccount: 'oRecv_FAIL', amount: 1}],
     })
-    await waitFor(async () => (await t.send(endpoints.queryAlloc, {allocNo: partial.data.allocNo})).data.status === 'partial')
+    await t.advance(1000)
+    expect((await t.send(endpoints.queryAlloc, {allocNo: partial.data.allocNo})).data.status).toBe('partial')
     const other = await paid(1000)
     const failing = await t.send(endpoints.alloc, {bizAllocNo: `F-${other.bizOrderNo}`, bizOrderNo: other.bizOrderNo, receivers: [{receiverType: 'PERSONAL_OPENID', receiverAccount: 'oRecv_FAIL', amount: 1}], notifyUrl: receiver.url})
-    await waitFor(() => events('alloc.fail').some((e) => e.data.allocNo === failing.data.allocNo))
+    await t.advance(1000)
+    expect(events('alloc.fail').some((e) => e.data.allocNo === failing.data.allocNo)).toBe(true)
     const retry = await t.send(endpoints.alloc, {bizAllocNo: `F2-${other.bizOrderNo}`, bizOrderNo: other.bizOrderNo, receivers: [{receiverType: 'PERSONAL_OPENID', receiverAccount: 'oRecv_2', amount: 1}]})
     expect(retry.code).toBe(0)
   })
@@ -91,7 +95,8 @@ describe('transfer', () => {
   it('settles walletB transfers, refuses duplicates, and reuses a failed one', async () => {
     const ok = await transfer({bizTransferNo: 'T-OK'})
     expect(ok.data).toMatchObject({status: 'processing'})
-    await waitFor(async () => (await t.send(endpoints.queryTransfer, {bizTransferNo: 'T-OK', channel: 'walletB'})).data.status === 'success')
+    await t.advance(1000)
+    expect((await t.send(endpoints.queryTransfer, {bizTransferNo: 'T-OK', channel: 'walletB'})).data.status).toBe('success')
     const dup = await transfer({bizTransferNo: 'T-OK'})
     expect(dup).toMatchObject({code: 10507, msg: expect.stringContaining('duplicate transfer')})
     const refused = await transfer({bizTransferNo: 'T-REUSE', payeeAccount: '2088_refused'})
@@ -100,7 +105,8 @@ describe('transfer', () => {
     expect(failed.data).toMatchObject({status: 'fail', errorMsg: expect.stringContaining('refused the payee')})
     const reused = await transfer({bizTransferNo: 'T-REUSE'})
     expect(reused.data.transferNo).toBe(failed.data.transferNo)
-    await waitFor(() => events('transfer.success').some((e) => e.data.transferNo === failed.data.transferNo))
+    await t.advance(1000)
+    expect(events('transfer.success').some((e) => e.data.transferNo === failed.data.transferNo)).toBe(true)
     expect(events('transfer.fail').some((e) => e.data.transferNo === failed.data.transferNo)).toBe(true)
   })
 
@@ -112,7 +118,8 @@ describe('transfer', () => {
     expect(poor).toMatchObject({code: 20045, msg: expect.stringContaining('insufficient balance: the merchant has 50 cents')})
     await control('POST', 'balance', {mchNo: t.client.mchNo, amount: balance})
     const later = await transfer({bizTransferNo: 'T-LATER', payeeAccount: '2088_fails_later'})
-    await waitFor(async () => (await t.send(endpoints.queryTransfer, {transferNo: later.data.transferNo})).data.status === 'fail')
+    await t.advance(1000)
+    expect((await t.send(endpoints.queryTransfer, {transferNo: later.data.transferNo})).data.status).toBe('fail')
     expect((await control('GET', `balance?mchNo=${t.client.mchNo}`)).balance).toBe(balance)
   })
 
@@ -152,8 +159,7 @@ describe('transfer', () => {
 
 describe('unconfirmed walletA transfers', () => {
   it('close when the payee does not confirm in time: transfer.close, and the amount goes back', async () => {
-    // 10 minutes of confirmation window at 20,000x: 30 ms
-    const fast = await testSandbox({timeScale: 20_000})
+    const fast = await testSandbox({pausedClock: true})
     const fastReceiver = await callbackReceiver()
     try {
       const balance = async () => ((await (await fetch(`${fast.sandbox.url}/_sandbox/balance?mchNo=${fast.client.mchNo}`, {headers: controlHeaders(fast.sandbox.runtime)})).json()) as {balance: number}).balance
@@ -162,7 +168,11 @@ describe('unconfirmed walletA transfers', () => {
         channel: 'walletA', channelMchNo: 'CM1', bizTransferNo: 'T-CLOSE', payeeType: 'openid', payeeAccount: 'oLate', amount: 700, notifyUrl: fastReceiver.url,
       })
       expect(await balance()).toBe(before - 700)
-      const event = await waitFor(() => fastReceiver.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'transfer.close'))
+      // the payee has 10 minutes to confirm
+      await fast.advance(10 * 60_000 - 1)
+      expect(fastReceiver.received).toHaveLength(0)
+      await fast.advance(1)
+      const event = fastReceiver.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'transfer.close')
       expect(event.data).toMatchObject({transferNo: created.data.transferNo, status: 'close'})
       expect(await balance()).toBe(before)
       expect((await fetch(created.data.confirmUrl, {method: 'POST', redirect: 'manual'})).status).toBe(409)

@@ -16,7 +16,7 @@ const PID = 'M1000000001'
 const V1 = '/epay/api/v1/'
 const V2 = '/epay/api/v2/api/pay/'
 
-const t = useTestSandbox({timeScale: 1000})
+const t = useTestSandbox({pausedClock: true})
 const md5Key = () => readFileSync(t.sandbox.runtime.merchant.md5KeyFile!, 'utf8')
 const unique = (prefix: string) => `${prefix}${randomBytes(5).toString('hex')}`
 

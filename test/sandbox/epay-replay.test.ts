@@ -17,7 +17,7 @@ let t: TestSandbox
 let merchantPem = ''
 
 beforeAll(async () => {
-  t = await testSandbox({timeScale: 1000}, dataDir)
+  t = await testSandbox({pausedClock: true}, dataDir)
   merchantPem = readFileSync(t.sandbox.runtime.merchant.privateKeyFile, 'utf8')
 })
 afterAll(async () => {
@@ -97,7 +97,7 @@ describe('a refund without out_refund_no, its sign re-spelled', () => {
 
   it('after a restart, the exact resend and every re-spelling are still refused', async () => {
     await t.close()
-    t = await testSandbox({timeScale: 1000}, dataDir)
+    t = await testSandbox({pausedClock: true}, dataDir)
     expect((await post('refund', request)).code).toBe(10409)
     for (const [, sign] of respellings(request.sign)) expect((await post('refund', {...request, sign})).code).toBe(20052)
     expect(await refunded()).toBe('1.00')

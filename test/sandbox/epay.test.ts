@@ -16,7 +16,8 @@ import {ensureMd5Key} from '../../src/sandbox/epay/md5-key.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {controlHeaders, removeDir, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-const t = useTestSandbox({timeScale: 1000})
+// the sandbox clock stands still: refunds settle and retries come when a test moves it
+const t = useTestSandbox({pausedClock: true})
 let md5Key = ''
 let pid = ''
 const V1 = '/epay/api/v1/'
@@ -231,11 +232,11 @@ describe('V2 (RSA)', () => {
     expect(refund).toMatchObject({code: 0, status: 'progress', money: '2.50', out_refund_no: `R${params.out_trade_no}`, refund_no: expect.stringMatching(/^RF/), data: {status: 'progress'}})
     const over = verified((await post(`${V2}refund`, v2({out_trade_no: params.out_trade_no, money: '10.01'}))).text)
     expect(over).toMatchObject({code: 20060})
-    const settled = await waitFor(async () => {
-      const answer = verified((await post(`${V2}refund_query`, v2({out_refund_no: `R${params.out_trade_no}`}))).text)
-      return answer.status === 1 && answer
-    })
-    expect(settled).toMatchObject({trade_no: created.trade_no, money: '2.50', data: {amount: 250, orderAmount: 1250, status: 'success'}})
+    const pending = verified((await post(`${V2}refund_query`, v2({out_refund_no: `R${params.out_trade_no}`}))).text)
+    expect(pending).toMatchObject({code: 0, status: 0})
+    await t.advance(1000)
+    const settled = verified((await post(`${V2}refund_query`, v2({out_refund_no: `R${params.out_trade_no}`}))).text)
+    expect(settled).toMatchObject({status: 1, trade_no: created.trade_no, money: '2.50', data: {amount: 250, orderAmount: 1250, status: 'success'}})
     const alias = verified((await post(`${V2}refundquery`, v2({refund_no: refund.refund_no}), {method: 'GET'})).text)
     expect(alias).toMatchObject({code: 0, out_refund_no: `R${params.out_trade_no}`})
     expect((await queryPay(params.out_trade_no)).data).toMatchObject({refundableBalance: 1000, refundStatus: 'partial_refund'})
@@ -291,7 +292,10 @@ describe('the easy_pay notification', () => {
     // No system POST for these orders: only this GET, on pay success.
     expect(arrivals).toHaveLength(0)
     await t.post('/_sandbox/pay', {order: created.trade_no})
-    const delivered = await waitFor(async () => (await notifications()).find((n) => n.url.includes(created.trade_no) && n.state === 'delivered'))
+    // the first attempt at once, the retries 15 s and 30 s after it
+    await t.advance(30_000)
+    const delivered = (await notifications()).find((n) => n.url.includes(created.trade_no))!
+    expect(delivered.state).toBe('delivered')
     expect(delivered.protocol).toBe('easy_pay')
     expect(delivered.attempts.map((a) => [a.httpStatus, a.acknowledged])).toEqual([[200, false], [500, false], [200, true]])
     expect(arrivals).toHaveLength(3)

@@ -4,9 +4,9 @@ import {randomBytes} from 'node:crypto'
 import {request} from 'node:http'
 import {describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
-import {generateRsaKeyPair} from '../../src/protocol/keys.js'
 import {CONTROL_SECRET_HEADER} from '../../src/protocol/local-sandbox.js'
 import {controlHeaders, removeDir, testSandbox, useTestSandbox} from '../helpers/sandbox.js'
+import {newKeyPair} from '../helpers/sandbox-keys.js'
 
 const t = useTestSandbox()
 
@@ -24,29 +24,29 @@ function raw(method: string, path: string, headers: Record<string, string>, body
   })
 }
 
-const newKey = () => JSON.stringify({mchNo: t.client.mchNo, appId: t.client.appId, publicKeyPem: generateRsaKeyPair().publicKeyPem})
+const newKey = async () => JSON.stringify({mchNo: t.client.mchNo, appId: t.client.appId, publicKeyPem: (await newKeyPair()).publicKeyPem})
 const pingWorks = async () => (await t.send(endpoints.ping, {})).code === 0
 
 describe('control endpoints', () => {
   it('refuse a call without the secret, or with a wrong one, and keep the merchant key', async () => {
-    const none = await raw('POST', '/_sandbox/merchants', {'content-type': 'application/json'}, newKey())
+    const none = await raw('POST', '/_sandbox/merchants', {'content-type': 'application/json'}, await newKey())
     expect(none.status).toBe(403)
     expect(none.text).toContain(CONTROL_SECRET_HEADER)
-    const wrong = await raw('POST', '/_sandbox/merchants', {'content-type': 'application/json', [CONTROL_SECRET_HEADER]: 'x'.repeat(43)}, newKey())
+    const wrong = await raw('POST', '/_sandbox/merchants', {'content-type': 'application/json', [CONTROL_SECRET_HEADER]: 'x'.repeat(43)}, await newKey())
     expect(wrong.status).toBe(403)
     expect((await raw('GET', '/_sandbox/notifications', {})).status).toBe(403)
     expect(await pingWorks()).toBe(true)
   })
 
   it('refuse a text/plain body (a cross-site form or fetch without preflight), even with the secret', async () => {
-    const plain = await raw('POST', '/_sandbox/merchants', {...controlHeaders(t.sandbox.runtime), 'content-type': 'text/plain;charset=UTF-8'}, newKey())
+    const plain = await raw('POST', '/_sandbox/merchants', {...controlHeaders(t.sandbox.runtime), 'content-type': 'text/plain;charset=UTF-8'}, await newKey())
     expect(plain.status).toBe(403)
     expect(plain.text).toContain('JSON body')
     expect(await pingWorks()).toBe(true)
   })
 
   it('refuse a foreign Origin', async () => {
-    const foreign = await raw('POST', '/_sandbox/merchants', {...controlHeaders(t.sandbox.runtime), origin: 'https://evil.example'}, newKey())
+    const foreign = await raw('POST', '/_sandbox/merchants', {...controlHeaders(t.sandbox.runtime), origin: 'https://evil.example'}, await newKey())
     expect(foreign.status).toBe(403)
     expect(foreign.text).toContain('https://evil.example')
     expect(await pingWorks()).toBe(true)

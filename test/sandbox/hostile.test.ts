@@ -274,7 +274,7 @@ describe('a full disk under the journal', () => {
     const failures: string[] = []
     let failed: () => void = () => {}
     const reported = new Promise<void>((resolve) => (failed = resolve))
-    const first = await testSandbox({journalWrite: write, timeScale: 10, log: () => {}, onJournalFailure: (message) => {
+    const first = await testSandbox({journalWrite: write, log: () => {}, onJournalFailure: (message) => {
       failures.push(message)
       failed()
     }}, dir)
@@ -309,8 +309,12 @@ describe('a full disk under the journal', () => {
       await second.close()
     }
 
-    // a refund in progress when the disk fills: its settle timer meets the failure, not a crash
-    const third = await testSandbox({journalWrite: write, timeScale: 10, log: () => {}, onJournalFailure: () => failed()}, dir)
+    // a refund in progress when the disk fills: its settle timer meets the failure, not a crash.
+    // The clock stands still until the disk is full (moving it by a control call would write the
+    // journal), then moves past the settlement, due 1 s after the refund.
+    const frozen = Date.now()
+    let moved = 0
+    const third = await testSandbox({journalWrite: write, now: () => new Date(frozen + moved), log: () => {}, onJournalFailure: () => failed()}, dir)
     state.budget = Number.POSITIVE_INFINITY
     const paid = await third.send(endpoints.pay, payFields('FULL-REFUND'))
     await third.post('/_sandbox/pay', {order: paid.data.orderNo})
@@ -318,6 +322,7 @@ describe('a full disk under the journal', () => {
     expect(refund.data.status).toBe('progress')
     const timerFailed = new Promise<void>((resolve) => (failed = resolve))
     state.budget = 0
+    moved = 60_000
     await timerFailed
     await third.close()
     const fourth = await testSandbox({log: () => {}}, dir)

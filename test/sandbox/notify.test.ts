@@ -2,15 +2,15 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {readEnvelope} from '../../src/protocol/envelope.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
-import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox} from '../helpers/sandbox.js'
+import {callbackReceiver, controlHeaders, removeDir, testSandbox, waitFor, type Receiver, type TestSandbox, type TestSandboxOptions} from '../helpers/sandbox.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!()
 })
 
-async function setup(timeScale = 1): Promise<{t: TestSandbox; receiver: Receiver}> {
-  const t = await testSandbox({timeScale})
+async function setup(options: TestSandboxOptions = {}): Promise<{t: TestSandbox; receiver: Receiver}> {
+  const t = await testSandbox(options)
   const receiver = await callbackReceiver()
   cleanups.push(() => removeDir(t.dataDir), () => t.close(), () => receiver.close())
   return {t, receiver}
@@ -44,10 +44,14 @@ describe('pay callbacks', () => {
   })
 
   it('retries until acknowledged, on the schedule, keeping every attempt', async () => {
-    const {t, receiver} = await setup(1000)
+    const {t, receiver} = await setup({pausedClock: true})
     receiver.answers.push({status: 500, body: 'oops'}, {status: 200, body: 'not yet'}, {status: 200, body: ' success \n'})
     await t.send(endpoints.pay, {bizOrderNo: 'CB4', title: 'x', amount: 1, authCode: '134567890123456789', notifyUrl: receiver.url})
-    const notification = await waitFor(async () => (await readNotifications(t)).find((n) => n.state === 'delivered'))
+    await waitFor(async () => (await readNotifications(t))[0]?.attempts.length === 1)
+    // retries due 15 s and 30 s after the first attempt
+    await t.advance(30_000)
+    const [notification] = await readNotifications(t)
+    expect(notification.state).toBe('delivered')
     expect(receiver.received).toHaveLength(3)
     expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1)
     expect(notification.attempts.map((a) => [a.httpStatus, a.acknowledged])).toEqual([
@@ -57,14 +61,71 @@ describe('pay callbacks', () => {
     ])
     expect(notification.attempts[0].bodyExcerpt).toBe('oops')
   })
+})
 
-  it('gives up after 16 retries', async () => {
-    const {t, receiver} = await setup(100_000)
+describe('retries under a moved clock (notes section 5)', () => {
+  // 15s, 15s, 30s, 3m, 10m, 20m, 30m, 30m, 30m, 60m, 3h, 3h, 3h, 6h, 6h, 6h after each attempt
+  const S = 1000
+  const M = 60 * S
+  const H = 60 * M
+  const schedule = [15 * S, 15 * S, 30 * S, 3 * M, 10 * M, 20 * M, 30 * M, 30 * M, 30 * M, 60 * M, 3 * H, 3 * H, 3 * H, 6 * H, 6 * H, 6 * H]
+  /** When attempt i is due, from the first: 0, 15 s, 30 s, 1 min, 4 min, ... 30 h 4 min. */
+  const dueAfterFirst = schedule.reduce((times, delay) => [...times, times.at(-1)! + delay], [0])
+
+  async function firstAttemptFailed(t: TestSandbox, bizOrderNo: string, receiver: Receiver): Promise<Notification> {
+    await t.send(endpoints.pay, {bizOrderNo, title: 'x', amount: 1, authCode: '134567890123456789', notifyUrl: receiver.url})
+    return waitFor(async () => (await readNotifications(t)).find((n) => JSON.parse(n.body).data.bizOrderNo === bizOrderNo && n.attempts.length === 1))
+  }
+
+  it('a week in one jump: all 16 retries are made, one after another, each at its due time, then given up', async () => {
+    const {t, receiver} = await setup({pausedClock: true})
     for (let i = 0; i < 20; i++) receiver.answers.push({status: 503, body: 'down'})
-    await t.send(endpoints.pay, {bizOrderNo: 'CB5', title: 'x', amount: 1, authCode: '134567890123456789', notifyUrl: receiver.url})
-    const notification = await waitFor(async () => (await readNotifications(t)).find((n) => n.state === 'given_up'), 20_000)
-    expect(notification.attempts).toHaveLength(17)
+    const first = await firstAttemptFailed(t, 'JUMP1', receiver)
+    const firstAt = Date.parse(first.attempts[0].at)
+    expect(first.nextAttemptAt).toBe(firstAt + 15 * S)
+    // the clock stands still: no retry comes until it moves
+    expect(receiver.received).toHaveLength(1)
+
+    await t.advance(7 * 24 * H)
+    // answered once the retries are made: nothing to wait for
+    const [done] = await readNotifications(t)
+    expect(done.state).toBe('given_up')
+    expect(done.nextAttemptAt).toBeUndefined()
+    expect(done.attempts.map((a) => Date.parse(a.at) - firstAt)).toEqual(dueAfterFirst)
+    expect(done.attempts.every((a) => a.httpStatus === 503 && !a.acknowledged)).toBe(true)
     expect(receiver.received).toHaveLength(17)
+  })
+
+  it('a week in steps gives the same attempts; a receiver back mid-jump gets its callback at that due time, and no more', async () => {
+    const {t, receiver} = await setup({pausedClock: true})
+    for (let i = 0; i < 20; i++) receiver.answers.push({status: 500, body: 'down'})
+    const first = await firstAttemptFailed(t, 'STEPS1', receiver)
+    const firstAt = Date.parse(first.attempts[0].at)
+    const steps = [20 * S, 24 * H, 6 * 24 * H]
+    const attemptsAfter: number[] = []
+    for (const step of steps) {
+      await t.advance(step)
+      attemptsAfter.push((await readNotifications(t))[0].attempts.length)
+    }
+    // 20 s reaches the retry due at 15 s; a day reaches all but the last two (24 h 4 min, 30 h 4 min)
+    expect(attemptsAfter).toEqual([2, 15, 17])
+    const [done] = await readNotifications(t)
+    expect(done.state).toBe('given_up')
+    expect(done.attempts.map((a) => Date.parse(a.at) - firstAt)).toEqual(dueAfterFirst)
+
+    // the receiver fails five times, then answers SUCCESS: delivered by the sixth attempt, at 14 min
+    receiver.answers.length = 0
+    receiver.received.length = 0
+    for (let i = 0; i < 5; i++) receiver.answers.push({status: 502, body: 'gateway'})
+    const back = await firstAttemptFailed(t, 'STEPS2', receiver)
+    const backAt = Date.parse(back.attempts[0].at)
+    await t.advance(7 * 24 * H)
+    const delivered = (await readNotifications(t)).find((n) => n.id === back.id)!
+    expect(delivered.state).toBe('delivered')
+    expect(delivered.attempts.map((a) => [Date.parse(a.at) - backAt, a.acknowledged])).toEqual([
+      [0, false], [15 * S, false], [30 * S, false], [M, false], [4 * M, false], [14 * M, true],
+    ])
+    expect(receiver.received).toHaveLength(6)
   })
 })
 
@@ -74,21 +135,25 @@ async function readNotifications(t: TestSandbox): Promise<Notification[]> {
 }
 
 describe('persistence', () => {
-  it('keeps orders and pending callbacks across a restart and resumes delivery', async () => {
-    // Scale 10: the first retry is due 1.5 s after the failed attempt, well after the restart.
-    const t = await testSandbox({timeScale: 10})
+  it('keeps orders, pending callbacks and a paused clock across a restart, and resumes delivery', async () => {
+    const t = await testSandbox({pausedClock: true})
     const receiver = await callbackReceiver()
     cleanups.push(() => removeDir(t.dataDir), () => receiver.close())
     receiver.answers.push({status: 500, body: 'down'})
     const created = await t.send(endpoints.pay, {bizOrderNo: 'KEEP1', title: 'x', amount: 1, authCode: '134567890123456789', notifyUrl: receiver.url})
-    await waitFor(async () => (await readNotifications(t))[0]?.attempts.length === 1)
+    const failed = await waitFor(async () => (await readNotifications(t)).find((n) => n.attempts.length === 1))
     await t.close()
-    const again = await testSandbox({timeScale: 10}, t.dataDir)
+    const again = await testSandbox({}, t.dataDir)
     cleanups.push(() => again.close())
     const queried = await again.send(endpoints.queryPay, {bizOrderNo: 'KEEP1'})
     expect(queried.data.orderNo).toBe(created.data.orderNo)
-    expect((await readNotifications(again))[0]).toMatchObject({state: 'pending'})
-    const delivered = await waitFor(async () => (await readNotifications(again)).find((n) => n.state === 'delivered'))
+    // still paused where it stood: the retry waits for the clock
+    const clock = (await (await fetch(`${again.sandbox.url}/_sandbox/clock`, {headers: controlHeaders(again.sandbox.runtime)})).json()) as {now: string; paused: boolean}
+    expect(clock).toMatchObject({paused: true})
+    expect(Date.parse(`${clock.now.replace(' ', 'T')}+08:00`)).toBe(Math.floor(Date.parse(failed.attempts[0].at) / 1000) * 1000)
+    expect((await readNotifications(again))[0]).toMatchObject({state: 'pending', nextAttemptAt: failed.nextAttemptAt})
+    await again.advance(15_000)
+    const [delivered] = await readNotifications(again)
     expect(delivered.attempts.map((a) => a.acknowledged)).toEqual([false, true])
     expect(receiver.received).toHaveLength(2)
   })

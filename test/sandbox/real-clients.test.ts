@@ -114,7 +114,7 @@ describe('requests as real clients send them', () => {
   })
 
   it('allocates cents to a merchant set to cents, and answers in cents throughout', async () => {
-    const own = await testSandbox({timeScale: 1000})
+    const own = await testSandbox({pausedClock: true})
     try {
       const pem = readFileSync(own.sandbox.runtime.merchant.privateKeyFile, 'utf8')
       const set = await own.post('/_sandbox/merchants/settings', {mchNo: 'M1000000001', allocAmountUnit: 'cents'})

@@ -5,7 +5,8 @@ import {checkSystemCallback} from '../../src/protocol/callback.js'
 import {TRIGGER_EVENTS} from '../../src/protocol/local-sandbox.js'
 import {controlHeaders, useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
-const t = useTestSandbox({timeScale: 100})
+// the clock stands still: a trigger drives its objects to the event at once, whatever the clock says
+const t = useTestSandbox({pausedClock: true})
 const receiver = useCallbackReceiver()
 
 const trigger = async (event: string, notifyUrl = receiver.url) => {
