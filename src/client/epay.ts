@@ -11,7 +11,7 @@ import {NO_MD5_KEY, PlatformError, SignatureError, TransportError, UsageError} f
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
 import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {canonicalBase64Problem} from '../protocol/signature.js'
-import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
+import {oursAsEchoed, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
 import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 
 export interface EpayConfig {
@@ -175,10 +175,12 @@ function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest
   if (!success) {
     const message = resultMessage(body)
     const error = new PlatformError(code, message, request.version === 'v2' ? signed : undefined, body)
-    const serverString = serverStringFromMessage(message)
-    // V1 says -1 for every failure: its message tells a refused signature
-    if ((code === 20052 || request.version === 'v1') && serverString !== undefined && request.canonicalString !== undefined && serverString !== request.canonicalString) {
-      error.hint = `the strings to sign differ:\n  ours:   ${request.canonicalString}\n  server: ${serverString}`
+    const echoed = serverStringFromMessage(message)
+    // V1 says -1 for every failure: its message tells a refused signature; a clipped echo is compared over what it shows
+    const ours = echoed && request.canonicalString !== undefined ? oursAsEchoed(request.canonicalString, echoed) : undefined
+    if ((code === 20052 || request.version === 'v1') && echoed !== undefined && ours !== undefined && echoed.text !== ours) {
+      const clip = echoed.fullLength === undefined ? '' : ` (the server's string is ${echoed.fullLength} characters: compared over the first ${echoed.text.length} it echoed)`
+      error.hint = `the strings to sign differ${clip}:\n  ours:   ${ours}\n  server: ${echoed.text}`
     }
     throw error
   }
