@@ -88,6 +88,21 @@ describe('a body whose string to sign is built to cost, in an answer', () => {
   })
 })
 
+describe('a 20052 answer whose string to sign is clipped at 8 KiB', () => {
+  it('compares ours over what the server echoed, saying both lengths, instead of reading the clip mark as a value', async () => {
+    // the platform echoes at most 8 KiB of its string to sign, with the full length (protocol-notes section 2)
+    let whole = ''
+    respond = (request) => {
+      const {sign: _sign, ...fields} = request
+      whole = `${sdkString(fields)}&zz=${'x'.repeat(20_000)}`.replace('mchNo=M1', 'mchNo=M2')
+      return JSON.stringify({code: 20052, msg: `signature verification failed; server string to sign: ${whole.slice(0, 8192)}... (${whole.length} characters in all)`, data: null})
+    }
+    const result = await c.run(['query', 'pay', '--profile', 'fake', '--order-no', 'P1'])
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toMatch(new RegExp(`the strings to sign differ \\(the server's string is ${whole.length} characters, ours \\d+: compared over the first 8192 it echoed\\):\\n  mchNo: ours "M1", server "M2"\\n  server has zz=x{8000,8192}, we do not\\n`))
+  })
+})
+
 describe('data flattened, missing or null', () => {
   it('refuses a signed answer whose data was moved into "data.status" keys (exit 3)', async () => {
     // flattens exactly like {"data": {"orderNo": ..., "status": ...}}: the signature holds
