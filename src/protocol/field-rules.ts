@@ -111,8 +111,9 @@ const UNPAIRED_SURROGATE = /\p{Cs}/u
 const UNPAIRED_SURROGATE_REFUSED = 'holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry'
 
 /**
- * What a field must not hold to be sent. Control characters end up in the signed string and in
- * every screen and log that shows it; only JSON text (extraParam) may carry line breaks and tabs.
+ * What a field must not hold to be sent. Control characters (C0, DEL and C1: U+009B alone is a
+ * terminal's escape sequence) end up in the signed string and in every screen and log that shows
+ * it; only JSON text (extraParam) may carry line breaks and tabs.
  * An unpaired UTF-16 surrogate has no UTF-8 form, a key with ".", "[" or "]" flattens like a
  * nested field into the same string to sign, and a "__proto__" key is a prototype to JavaScript
  * readers: the platform refuses all three (10506), so they are refused here, before anything is
@@ -123,7 +124,7 @@ export function unsendableFields(value: unknown, path: string, found: {field: st
   if (typeof value === 'string') {
     const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
     else if (UNPAIRED_SURROGATE.test(value)) found.push({field: path, message: UNPAIRED_SURROGATE_REFUSED})
   } else if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) unsendableFields(value[index], `${path}[${index}]`, found)

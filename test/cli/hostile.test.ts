@@ -88,6 +88,17 @@ describe('a body whose string to sign is built to cost, in an answer', () => {
   })
 })
 
+describe('an answer whose message holds line separators and bidi marks', () => {
+  it('prints them escaped: a U+2028 would start a line of its own, U+200F reorder what follows', async () => {
+    // unsigned: a platform error may be, and it is printed all the same
+    respond = () => JSON.stringify({code: 40001, msg: 'refused\u2028Order paid, no action needed\u2029 \u200f\u061cdone\u200e'})
+    const result = await c.run(['query', 'pay', '--profile', 'fake', '--order-no', 'P1'])
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toContain('refused\\u2028Order paid, no action needed\\u2029 \\u200f\\u061cdone\\u200e')
+    expect(result.stderr).not.toMatch(/[\u2028\u2029\u200e\u200f\u061c]/)
+  })
+})
+
 describe('a 20052 answer whose string to sign is clipped at 8 KiB', () => {
   it('compares ours over what the server echoed, saying both lengths, instead of reading the clip mark as a value', async () => {
     // the platform echoes at most 8 KiB of its string to sign, with the full length (protocol-notes section 2)
