@@ -4,6 +4,7 @@
 // messages and order of problems as the zod schemas in schemas.ts; test/protocol/field-rules.test.ts
 // compares the two on every rule. The sandbox checks these endpoints with them too
 // (signed-api.ts); the zod schemas stay the reference, and epay's orders are checked by payFields.
+import {httpUrlProblem} from './addresses.js'
 import {PAY_METHODS, walletFromBarcode} from './enums.js'
 import {PROTO_KEY_REFUSED} from './json.js'
 import {MAX_PAY_CENTS} from './money.js'
@@ -184,7 +185,7 @@ const commonShape: Shape = {
   clientIp: optional(text(64)),
 }
 
-const httpUrl = (max: number) => text(max, {also: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : 'must be an http(s) URL')})
+const httpUrl = (max: number) => text(max, {also: httpUrlProblem})
 
 function isJson(value: string): boolean {
   try {

@@ -140,8 +140,8 @@ export function sandboxRoutes(parts: RouteParts): Route[] {
     {
       name: 'epay',
       matches: (_, url) => url.pathname.startsWith('/epay/'),
-      handle(x) {
-        const answer = epay.handle(x.method, x.url, x.rawText, x.req.headers['content-type'])
+      async handle(x) {
+        const answer = await epay.handle(x.method, x.url, x.rawText, x.req.headers['content-type'])
         x.res.writeHead(answer.status, answer.headers)
         x.res.end(answer.body)
       },

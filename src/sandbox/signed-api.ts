@@ -20,7 +20,7 @@ import {allocOrderResult, allocResult, type AllocAmountUnit, type AllocService} 
 import type {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
 import {spoilAnswer, type Faults} from './faults.js'
-import {refuseOwnUrls} from './guard.js'
+import {namesOfThisMachine, refuseOwnUrls, urlFields} from './guard.js'
 import {gatewayOrderResult, type GatewayOrder, type GatewayService} from './gateway.js'
 import type {Notifier} from './notifier.js'
 import {inferMethodFromCapability, payOrderResult, payResult, type PayService} from './pay.js'
@@ -76,6 +76,15 @@ interface CallContext {
 }
 
 type Handler = (call: CallContext) => unknown
+
+/** A call whose signature holds, on its way to the domain. */
+interface SignedCall {
+  route: {endpoint: Endpoint; handle: Handler}
+  raw: JsonObject
+  merchant: Merchant
+  appId: string
+  reqId: string
+}
 
 /** What a call answers, before it is signed (the domain's work, journaled, is done by then). */
 interface Answer {
@@ -215,7 +224,16 @@ export function createSignedApi(deps: SignedApiDeps) {
    * which runs before the released notifications are scheduled (setImmediate).
    */
   async function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
-    const {value, release} = notifier.withheld(() => store.grouped(() => answer(path, rawText, note)))
+    const checked = signedCall(path, rawText, note)
+    let value: Answer
+    let release = () => {}
+    if ('code' in checked) value = checked
+    else {
+      // a ...Url at the sandbox's port by a name is looked up (a second at most) once the signature holds
+      const lookingUp = namesOfThisMachine(urlFields(checked.raw), deps.publicUrl())
+      const namesHere = lookingUp && (await lookingUp)
+      ;({value, release} = notifier.withheld(() => store.grouped(() => carryOut(checked, namesHere))))
+    }
     if (note) {
       note.code = String(value.code)
       note.message = value.msg
@@ -227,7 +245,8 @@ export function createSignedApi(deps: SignedApiDeps) {
     }
   }
 
-  function answer(path: string, rawText: string, note?: RequestNote): Answer {
+  /** The call as received, up to its signature, which holds: nothing is written before this. */
+  function signedCall(path: string, rawText: string, note?: RequestNote): SignedCall | Answer {
     const route = routes.get(path)!
     let reqId = ''
     try {
@@ -261,6 +280,16 @@ export function createSignedApi(deps: SignedApiDeps) {
         if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant), rawText)
         fail(20052, `signature verification failed; server ${echoedStringToSign(serverString)}`)
       }
+      return {route, raw, merchant, appId, reqId}
+    } catch (error) {
+      if (error instanceof PlatformFailure) return {code: error.code, msg: error.message, data: null, reqId}
+      throw error
+    }
+  }
+
+  /** A signed call from its replay check to the domain's answer; `namesHere`: host names that are this machine. */
+  function carryOut({route, raw, merchant, appId, reqId}: SignedCall, namesHere: ReadonlySet<string> | undefined): Answer {
+    try {
       replay?.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
       // only once the signature holds: absent values out, undeclared fields ignored, defaults filled
       const fields = route.endpoint === endpoints.alloc && merchant.allocAmountUnit === 'cents' ? allocFieldsInCents : route.endpoint.fields
@@ -283,7 +312,7 @@ export function createSignedApi(deps: SignedApiDeps) {
           fail(20023, `channelMchNo ${plain.channelMchNo} is not configured for merchant ${merchant.mchNo} (its channel merchants: ${configured.join(', ')})`)
         }
       }
-      refuseOwnUrls(plain, deps.publicUrl())
+      refuseOwnUrls(plain, deps.publicUrl(), namesHere)
       const data = route.handle({body: plain, received: raw, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
       return {code: 0, msg: 'success', data, reqId}
     } catch (error) {

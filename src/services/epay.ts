@@ -5,6 +5,7 @@ import {epayCall, type EpayConfig, type EpayResult} from '../client/epay.js'
 import {UsageError} from '../errors.js'
 import {EPAY_DEVICES, EPAY_MODES, EPAY_V1_PATHS, EPAY_V2_PATHS, EPAY_WALLET_VALUES, epayMoneyToCents, isMode, readWallet, type EpayVersion} from '../protocol/epay-api.js'
 import {MoneyFormatError} from '../protocol/money.js'
+import {httpUrlProblem} from '../protocol/addresses.js'
 import {unsendableFields, type FieldProblem} from '../protocol/field-rules.js'
 import {generateBusinessNo, outcomeUnknownHint} from './call.js'
 
@@ -35,8 +36,6 @@ interface EpayRef {
   tradeNo?: string
   outTradeNo?: string
 }
-
-const httpUrl = /^https?:\/\/[^\s]+$/
 
 /** Refuses bad input before anything is sent: the problems found, and what no text field may hold (control characters, lone surrogates), as for /unipay/* calls. */
 function check(problems: FieldProblem[], fields: object): void {
@@ -69,7 +68,8 @@ function orderProblems(version: EpayVersion, input: EpayOrderInput): FieldProble
   ]
   for (const field of ['notifyUrl', 'returnUrl'] as const) {
     const value = input[field]
-    if (value !== undefined) problems.push(!httpUrl.test(value) ? {field, message: 'must be an http(s) URL'} : lengthProblem(field, value, 200))
+    const problem = value === undefined ? undefined : httpUrlProblem(value)
+    if (value !== undefined) problems.push(problem ? {field, message: problem} : lengthProblem(field, value, 200))
   }
   if (input.device !== undefined && !(EPAY_DEVICES as readonly string[]).includes(input.device)) {
     problems.push({field: 'device', message: `must be one of ${EPAY_DEVICES.join(', ')}`})

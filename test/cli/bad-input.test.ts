@@ -337,6 +337,17 @@ function cases(): Case[] {
     [pay('--amount', '1', '--data', '{"description":"\\u0080"}'), '--description: must not contain control characters'],
     [transfer('--payee-name', 'Li\u009f'), '--payee-name: must not contain control characters'],
     [['api', '/unipay/query/pay-order', '-f', 'bizOrderNo=B\u009d1'], 'bizOrderNo: must not contain control characters'],
+    // URLs the platform would refuse, checked as it checks them (the sandbox answered 10506 after the send)
+    [pay('--amount', '1', '--notify-url', 'http://127.0.0.1:99999/x'), '--notify-url: is not a URL: its port 99999 is out of range (0 to 65535)'],
+    [pay('--amount', '1', '--notify-url', 'http://[::1'), '--notify-url: is not a URL: its host is not a name or an address'],
+    [pay('--amount', '1', '--return-url', 'https://shop:s3cret@shop.example.com/back'), '--return-url: must not carry a user name or password'],
+    [pay('--amount', '1', '--data', '{"notifyUrl":"http://shop.example.com:80x/n"}'), '--notify-url: is not a URL: its port "80x" is not a number'],
+    [transfer('--notify-url', 'http://u:p@shop.example.com/t'), '--notify-url: must not carry a user name or password'],
+    [['gateway', 'prepay', '--type', 'cashier', '--title', 'T', '--amount', '1', '--notify-url', 'http://127.0.0.1:65536/'], '--notify-url: is not a URL: its port 65536 is out of range'],
+    [['epay', 'v1', 'create', '--name', 'VIP', '--money', '1', '--notify-url', 'http://u:p@shop.example.com/n'], '--notify-url: must not carry a user name or password'],
+    [['epay', 'v2', 'submit', '--name', 'VIP', '--money', '1', '--return-url', 'http://[::1'], '--return-url: is not a URL: its host is not a name or an address'],
+    [['listen', '--forward-to', 'http://app:secret@127.0.0.1:3000/notify'], '--forward-to: must not carry a user name or password'],
+    [['listen', '--forward-to', 'http://127.0.0.1:99999/notify'], '--forward-to: is not a URL: its port 99999 is out of range'],
     // and in the text fields of the compatibility module's calls, which took both
     [['epay', 'v1', 'create', '--name', 'VIP\u009b2J', '--money', '1'], '--name: must not contain control characters'],
     [['epay', 'v2', 'create', '--name', 'VIP', '--money', '1', '--param', 'a\u001b[2Jb'], '--param: must not contain control characters'],

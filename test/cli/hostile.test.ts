@@ -6,6 +6,7 @@ import {randomBytes} from 'node:crypto'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {formatGmt8} from '../../src/protocol/time.js'
@@ -260,9 +261,12 @@ describe('listen', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()))
     const port = (probe.address() as AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
-    const result = await cp.run(['listen', '--profile', 'fake', '--port', String(port), '--forward-to', `http://localhost:${port}/notify`])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain('is this listener itself')
+    // by address, and by a name that resolves here: the machine's own name
+    for (const forwardTo of [`http://localhost:${port}/notify`, `http://${hostname()}:${port}/notify`]) {
+      const result = await cp.run(['listen', '--profile', 'fake', '--port', String(port), '--forward-to', forwardTo])
+      expect(result.code, forwardTo).toBe(2)
+      expect(result.stderr).toContain('is this listener itself')
+    }
   })
 
   it('never relays a callback whose path climbs out of the forward base path', async () => {

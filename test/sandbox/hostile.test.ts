@@ -2,14 +2,15 @@
 // attacker sends them, signed by an independent signer (jsrsasign) where the signature is what
 // would let them through. Each is refused before anything else is done with it, and the
 // sandbox goes on answering.
-import {mkdtempSync, writeSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {tmpdir} from 'node:os'
+import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {buildRequest} from '../../src/client/pipeline.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
+import {signMd5} from '../../src/protocol/epay.js'
 import type {JournalWrite} from '../../src/sandbox/store.js'
 import {formatGmt8} from '../../src/protocol/time.js'
 import {rawPage, signIn} from '../helpers/dashboard.js'
@@ -236,6 +237,12 @@ describe('addresses the sandbox would call or show', () => {
     ['returnUrl', () => `http://127.0.0.2:${port()}/x`, 'must not point at the sandbox itself'],
     ['notifyUrl', () => 'http://user:secret@shop.example.com/notify', 'must not carry a user name or password'],
     ['returnUrl', () => 'https://bank.example.com@shop.example.com/', 'must not carry a user name or password'],
+    // this machine by a name: its own hostname resolves here (/etc/hosts, or the resolver's files)
+    ['notifyUrl', () => `http://${hostname()}:${port()}/dashboard`, 'must not point at the sandbox itself'],
+    ['returnUrl', () => `http://${hostname().toUpperCase()}:${port()}/x`, 'must not point at the sandbox itself'],
+    // what the platform cannot read: refused as before, with the reason
+    ['notifyUrl', () => 'http://127.0.0.1:99999/x', 'is not a URL: its port 99999 is out of range (0 to 65535)'],
+    ['notifyUrl', () => 'http://[::1', 'is not a URL: its host is not a name or an address'],
   ])('refuses %s %s', async (field, url, message) => {
     const answer = await t.post(endpoints.pay.path, signedText(pay({[field]: url()})))
     expect(answer.body).toMatchObject({code: 10506, msg: `${field}: ${message}${message.endsWith('itself') ? ` (127.0.0.1:${port()})` : ''}`})
@@ -249,9 +256,29 @@ describe('addresses the sandbox would call or show', () => {
     expect(trigger).toMatchObject({status: 400, body: {code: 10506, message: expect.stringMatching(/^notifyUrl: must not point at the sandbox itself/)}})
   })
 
-  it('takes another port on this machine, as a merchant app beside the sandbox has', async () => {
-    const answer = await t.post(endpoints.pay.path, signedText(pay({notifyUrl: `http://127.0.0.1:${Number(port()) === 65535 ? 1 : Number(port()) + 1}/notify`})))
+  it('takes another port on this machine, as a merchant app beside the sandbox has, by address or by name', async () => {
+    const other = Number(port()) === 65535 ? 1 : Number(port()) + 1
+    for (const notifyUrl of [`http://127.0.0.1:${other}/notify`, `http://localhost:${other}/notify`, `http://${hostname()}:${other}/notify`]) {
+      const answer = await t.post(endpoints.pay.path, signedText(pay({notifyUrl})))
+      expect(answer.body.code, notifyUrl).toBe(0)
+    }
+  })
+
+  it('leaves a name that does not resolve to delivery, at the sandbox\'s own port too (looked up a second at most)', async () => {
+    // .invalid never resolves (RFC 2606): with a resolver or without, it is no one's address
+    const answer = await t.post(endpoints.pay.path, signedText(pay({notifyUrl: `http://unipay-test.invalid:${port()}/notify`})))
     expect(answer.body.code).toBe(0)
+  })
+
+  it('refuses the sandbox by its machine\'s name in an epay notify_url and a triggered callback too', async () => {
+    const own = `http://${hostname()}:${port()}/dashboard`
+    const trigger = await t.post('/_sandbox/trigger', {event: 'pay.success', notifyUrl: own, mchNo: 'M1000000001'})
+    expect(trigger).toMatchObject({status: 400, body: {code: 10506, message: expect.stringMatching(/^notifyUrl: must not point at the sandbox itself/)}})
+    const params = {pid: 'M1000000001', type: 'alipay', out_trade_no: unique('E'), notify_url: own, name: 'VIP', money: '1.00'}
+    const md5Key = readFileSync(t.sandbox.runtime.merchant.md5KeyFile!, 'utf8').trim()
+    const form = new URLSearchParams({...params, sign: signMd5(params, md5Key), sign_type: 'MD5'})
+    const answer = await fetch(`${t.sandbox.url}/epay/api/v1/mapi.php`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: form})
+    expect(await answer.json()).toMatchObject({code: -1, msg: expect.stringMatching(/^notify_url: must not point at the sandbox itself/)})
   })
 })
 
