@@ -11,10 +11,10 @@ export interface ThisMachine {
 }
 
 /** A name's addresses, getaddrinfo's (/etc/hosts included): `lookup` of node:dns/promises. */
-export type Lookup = (name: string, options: {all: true}) => Promise<{address: string}[]>
+type Lookup = (name: string, options: {all: true}) => Promise<{address: string}[]>
 
 /** How long a name is looked up before it is left to delivery (a name that does not resolve is no one's address). */
-export const LOOKUP_MS = 1000
+const LOOKUP_MS = 1000
 
 /** The port a URL's text gives, when its host can be read (`http://[::1` has none to read). */
 function portText(value: string): string | undefined {
