@@ -11,7 +11,7 @@ import {echoedStringToSign} from '../protocol/envelope.js'
 import {readReceivedBody} from '../protocol/foreign-input.js'
 import {JsonTooCostlyError, JsonSyntaxError, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPublicKey} from '../protocol/keys.js'
-import {SANDBOX_CHANNEL_MCH_NOS, type FaultRule} from '../protocol/local-sandbox.js'
+import {SANDBOX_CHANNEL_MCH_NOS} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
 import {allocFieldsInCents, checkFields, dropAbsent, type AllocRequest, type GatewayPrePayRequest, type GenerateAuthUrlRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
 import {canonicalBase64Problem, signStringAsync, verifyString} from '../protocol/signature.js'
@@ -19,16 +19,17 @@ import {formatGmt8} from '../protocol/time.js'
 import {allocOrderResult, allocResult, type AllocAmountUnit, type AllocService} from './alloc.js'
 import type {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
-import {spoilAnswer, type Faults} from './faults.js'
+import {strike, type Faults} from './faults.js'
 import {namesOfThisMachine, refuseOwnUrls, urlFields} from './guard.js'
 import {gatewayOrderResult, type GatewayOrder, type GatewayService} from './gateway.js'
 import type {Notifier} from './notifier.js'
-import {inferMethodFromCapability, payOrderResult, payResult, type PayService} from './pay.js'
+import {payOrderResult, payResult, type PayService} from './pay.js'
+import {inferMethodFromCapability} from './pay-method.js'
 import {refundOrderResult, refundResult, type RefundService} from './refund.js'
 import type {ReplayGuard} from './replay.js'
 import type {RequestNote} from './request-log.js'
 import type {Store} from './store.js'
-import {transferCreateResult, transferOrderResult, type TransferService} from './transfer.js'
+import {ignoredTransferFields, transferCreateResult, transferOrderResult, type TransferService} from './transfer.js'
 
 export interface Merchant {
   mchNo: string
@@ -43,6 +44,8 @@ export interface Merchant {
 
 /** Bounds checked before anything else is done with a field: too long a value names its field (10506), never another error. */
 const BOUNDS: [field: string, max: number][] = [['mchNo', 32], ['sign', 1024]]
+/** The spec's longest reqId: a longer one is refused, never echoed (a hostile body must not buy a huge answer). */
+const MAX_REQ_ID_CHARS = 64
 
 interface SignedApiDeps {
   store: Store
@@ -232,7 +235,7 @@ export function createSignedApi(deps: SignedApiDeps) {
       // a ...Url at the sandbox's port by a name is looked up (a second at most) once the signature holds
       const lookingUp = namesOfThisMachine(urlFields(checked.raw), deps.publicUrl())
       const namesHere = lookingUp && (await lookingUp)
-      ;({value, release} = notifier.withheld(() => store.grouped(() => carryOut(checked, namesHere))))
+      ;({value, release} = notifier.withheld(() => store.grouped(() => carryOut(checked, namesHere, note))))
     }
     if (note) {
       note.code = String(value.code)
@@ -259,9 +262,10 @@ export function createSignedApi(deps: SignedApiDeps) {
         return {code: 10505, msg: `request body is not JSON: ${(error as JsonSyntaxError).message}`, data: null, reqId: ''}
       }
       const {body: raw, foreign} = read
+      // echoed on every answer, the earliest refusals too, when it is one the spec allows
+      if (typeof raw.reqId === 'string' && raw.reqId.length <= MAX_REQ_ID_CHARS) reqId = raw.reqId
       // before anything else is read from it (protocol-notes section 1)
-      if (foreign) return {code: 10506, msg: `${foreign.field}: ${foreign.message}`, data: null, reqId: ''}
-      if (typeof raw.reqId === 'string') reqId = raw.reqId
+      if (foreign) return {code: 10506, msg: `${foreign.field}: ${foreign.message}`, data: null, reqId: foreign.field === 'reqId' ? '' : reqId}
       for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
         if (typeof raw[field] !== 'string' || raw[field] === '') fail(10506, `${field}: is required`)
       }
@@ -288,7 +292,7 @@ export function createSignedApi(deps: SignedApiDeps) {
   }
 
   /** A signed call from its replay check to the domain's answer; `namesHere`: host names that are this machine. */
-  function carryOut({route, raw, merchant, appId, reqId}: SignedCall, namesHere: ReadonlySet<string> | undefined): Answer {
+  function carryOut({route, raw, merchant, appId, reqId}: SignedCall, namesHere: ReadonlySet<string> | undefined, note?: RequestNote): Answer {
     try {
       replay?.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
       // only once the signature holds: absent values out, undeclared fields ignored, defaults filled
@@ -299,6 +303,10 @@ export function createSignedApi(deps: SignedApiDeps) {
       if (route.endpoint === endpoints.pay) {
         inferMethodFromCapability(plain)
         authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
+      }
+      if (route.endpoint === endpoints.transfer) {
+        const ignored = ignoredTransferFields(plain)
+        if (note && ignored.length > 0) note.notes = ignored
       }
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)
@@ -321,41 +329,15 @@ export function createSignedApi(deps: SignedApiDeps) {
     }
   }
 
-  /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
-  async function strike(rule: FaultRule, path: string, rawText: string, res: ServerResponse, send: Send): Promise<void> {
-    switch (rule.fault) {
-      case 'latency':
-        await new Promise((resolve) => setTimeout(resolve, rule.latencyMs ?? 2000))
-        return send(200, await call(path, rawText))
-      case 'http-500':
-        return send(500, '{"error":"injected fault: internal error"}')
-      case 'not-json':
-        return send(200, '<html><body>502 Bad Gateway (injected fault)</body></html>', 'text/html')
-      case 'reset': {
-        const answer = await call(path, rawText)
-        res.writeHead(200, {'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer)})
-        res.write(answer.slice(0, Math.floor(answer.length / 2)))
-        res.destroy()
-        return
-      }
-      case 'timeout':
-        await call(path, rawText)
-        return // never answered; the client gives up, and closing the server cuts the socket
-      case 'unsigned-success':
-      case 'bad-signature':
-        return send(200, spoilAnswer(rule.fault, await call(path, rawText)))
-    }
-  }
-
   return {
     /** Whether the path is a signed API endpoint (only POST reaches them). */
     serves: (path: string) => routes.has(path),
 
     /** Answers a signed call, or strikes it with the next armed fault. */
     async handle(path: string, rawText: string, note: RequestNote, res: ServerResponse, send: Send): Promise<void> {
-      const fault = faults.take(path)
+      const fault = faults.take(path, 'signed')
       if (!fault) return send(200, await call(path, rawText, note))
-      await strike(fault, path, rawText, res, send)
+      await strike(fault, async () => ({status: 200, headers: {'content-type': 'application/json; charset=utf-8'}, body: await call(path, rawText)}), res)
     },
 
     /** Drops the cached public key of a merchant whose registration changed. */
