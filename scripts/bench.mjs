@@ -6,7 +6,7 @@
 // beside the ratios for reference only: this script never passes or fails on them. It exits
 // non-zero only when the harness itself breaks (a CLI run fails, the sandbox does not start).
 //
-// Usage: node scripts/bench.mjs [--json] [--only=startup,signing,sandbox,batch]
+// Usage: node scripts/bench.mjs [--json] [--only=startup,signing,sandbox,batch,hostile]
 //   Start-up also runs on Node 24 when `.ci/run` has installed it (`bash .ci/node 24`).
 //   --json adds a one-line JSON summary at the end; --only runs the named parts (batch needs
 //   sandbox for its ratio, and runs it too).
@@ -22,7 +22,7 @@ import {fileURLToPath} from 'node:url'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(ROOT, 'bin', 'run.js')
 const JSON_SUMMARY = process.argv.includes('--json')
-const PARTS = ['startup', 'signing', 'sandbox', 'batch']
+const PARTS = ['startup', 'signing', 'sandbox', 'batch', 'hostile']
 const onlyArg = process.argv.find((arg) => arg.startsWith('--only='))
 const only = onlyArg ? onlyArg.slice('--only='.length).split(',') : PARTS
 for (const part of only) if (!PARTS.includes(part)) throw new Error(`--only: ${part} is not one of ${PARTS.join(', ')}`)
@@ -630,6 +630,86 @@ async function benchBatch(sandbox, signaturesPerSecond) {
   return {transfersPerSecond: perSecond, ratioToReference: roundAll(Object.fromEntries(Object.entries(perSecond).map(([k, v]) => [k, v / sandbox.referenceClientSignedPerSecond])), 2), scaledTarget: Math.round(scaled), targets: BATCH_TARGET, validation: {peakMb10k: small.peakMb, peakMb1m: large.peakMb, ratio: memory}}
 }
 
+// ---------------------------------------------------------------------------------------------
+// 5. Hostile bodies: what the sandbox spends refusing one, as a ratio to JSON.parse of the same
+// bytes in this process (the product doc: within 1.5x), and how long a request sent beside it waits.
+
+const HOSTILE_TARGET = 1.5
+const HOSTILE_RUNS = 9
+
+/**
+ * 1 MiB of empty arrays nested 500 deep under one field, with a sign of the right form, so the
+ * body goes all the way to the signature check (its string to sign is three fields long).
+ */
+function nestedArraysBody() {
+  const nest = `${'['.repeat(500)}${']'.repeat(500)}`
+  const head = `{"mchNo":"M1000000001","reqId":"R${randomBytes(6).toString('hex')}","reqTime":"${gmt8()}","sign":"${'A'.repeat(342)}==","x":[`
+  const count = Math.floor((1024 * 1024 - head.length - 2) / (nest.length + 1))
+  return `${head}${Array.from({length: count}, () => nest).join(',')}]}`
+}
+
+/** POSTs a text as it is, on a connection of its own; resolves to the status, the answer and the milliseconds it took. */
+function postText(url, text, onSent = () => {}) {
+  return new Promise((resolve, reject) => {
+    const sent = now()
+    const req = http.request(url, {method: 'POST', agent: false, headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(text)}}, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => resolve({status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), ms: now() - sent}))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(text, onSent)
+  })
+}
+
+async function benchHostile(runtime) {
+  const body = nestedArraysBody()
+  const url = `${runtime.url}/unipay/pay`
+  const parse = []
+  const refuse = []
+  const beside = []
+  for (let run = -2; run < HOSTILE_RUNS; run++) {
+    const started = now()
+    JSON.parse(body)
+    const parseMs = now() - started
+    const answer = await postText(url, body)
+    const code = answer.status === 200 ? JSON.parse(answer.text).code : `HTTP ${answer.status}`
+    if (code !== 20052) throw new Error(`the nested-arrays body was answered ${code}, not 20052: ${answer.text.slice(0, 300)}`)
+    // pings sent one after another while another such body is on its way and refused: the
+    // longest one waited for the refusal (the sandbox has one thread)
+    let done = false
+    const pings = []
+    const pinging = (async () => {
+      while (!done) pings.push(await timedPing(runtime))
+    })()
+    await postText(url, body)
+    done = true
+    await pinging
+    const pingMs = Math.max(...pings)
+    // two warm-up rounds (the JIT, the sockets) are left out
+    if (run < 0) continue
+    parse.push(parseMs)
+    refuse.push(answer.ms)
+    beside.push(pingMs)
+  }
+  const ratio = median(refuse) / median(parse)
+  console.log(`Hostile body: ${fmtInt(body.length)} bytes of empty arrays nested 500 deep, a sign of the right form (median of ${HOSTILE_RUNS})`)
+  console.log(`  JSON.parse in this process       ${lpad(median(parse).toFixed(1), 7)} ms   baseline`)
+  console.log(`  the sandbox refuses it (20052)   ${lpad(median(refuse).toFixed(1), 7)} ms   ${pad(`${fmtRatio(ratio)}x JSON.parse`, 18)}${verdict('hostile: a 1 MiB body of nested empty arrays refused / JSON.parse', ratio, HOSTILE_TARGET, true)}`)
+  console.log(`  the longest a ping waits meanwhile ${lpad(median(beside).toFixed(1), 5)} ms   (reported, no target)`)
+  return {bytes: body.length, jsonParseMs: Number(median(parse).toFixed(1)), refusedMs: Number(median(refuse).toFixed(1)), ratio: Number(ratio.toFixed(2)), pingBesideMs: Number(median(beside).toFixed(1)), target: HOSTILE_TARGET}
+}
+
+/** A ping on a connection of its own (a kept-alive one may be closed by the sandbox as it is reused); its milliseconds. */
+async function timedPing(runtime) {
+  const started = now()
+  await new Promise((resolve, reject) => {
+    http.get(`${runtime.url}/unipay/callback/ping`, {agent: false}, (res) => res.resume().on('end', resolve).on('error', reject)).on('error', reject)
+  })
+  return now() - started
+}
+
 /** The q-quantile (0..1) of a list of latencies, nearest rank. */
 function percentile(values, q) {
   const sorted = [...values].sort((a, b) => a - b)
@@ -654,17 +734,18 @@ async function main() {
   const signing = runs('signing') || runs('sandbox') ? (console.log(''), await benchSigning(runtime, privateKey)) : undefined
   const sandbox = runs('sandbox') ? (console.log(''), await benchSandbox(runtime, privateKey, signing.perSecond.nodeCrypto)) : undefined
   const batch = runs('batch') ? (console.log(''), await benchBatch(sandbox, signing.perSecond.nodeCrypto)) : undefined
+  const hostile = runs('hostile') ? (console.log(''), await benchHostile(runtime)) : undefined
 
   if (verdicts.length > 0) {
     console.log('')
-    console.log(`Targets (product doc; issues 25.12, 26.6, 27.4), this run: ${verdicts.filter((v) => v.met).length} of ${verdicts.length} met`)
+    console.log(`Targets (product doc; issues 25.12, 26.6, 27.4, 33.10), this run: ${verdicts.filter((v) => v.met).length} of ${verdicts.length} met`)
     for (const {what, ratio, target, atMost, met} of verdicts) {
       console.log(`  ${pad(what, 72)}${lpad(ratio.toFixed(2), 6)}x   ${atMost ? '<=' : '>='} ${target}x   ${met ? 'met' : 'MISSED'}`)
     }
     if (sandbox) console.log(`  ${pad(`sandbox: pay create p99 at concurrency ${TAIL_CONCURRENCY} (reported, no target)`, 72)}${lpad(sandbox.concurrency64.p99Ms.toFixed(1), 6)} ms (the reference: ${sandbox.concurrency64.referenceP99Ms.toFixed(1)} ms)`)
   }
   if (JSON_SUMMARY) {
-    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, batch, targets: TARGET, verdicts}))
+    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, batch, hostile, targets: TARGET, verdicts}))
   }
 }
 

@@ -2,7 +2,8 @@
 // the MD5 key (V1) or the merchant key (V2, with a timestamp), answers read from their raw text
 // and, for V2, verified with the platform key over the flat scalar fields, the timestamp within
 // the window, and `data` checked against the signed fields (the signature does not cover it).
-// V1 answers success with code 1, failure with -1 (V2: 0 and a platform code). Secrets never
+// V1 answers success with code 1 (written so), failure with -1 (V2: 0 and a platform code); a
+// success about another order or amount than asked is refused (exit 3). Secrets never
 // reach --debug: the MD5 key is shown as `{MD5 key}`, the V1 query's `key` redacted.
 import {endpointUrl, formBody, httpRequest} from './http.js'
 import {countTries} from './pipeline.js'
@@ -11,8 +12,8 @@ import {NO_MD5_KEY, PlatformError, SignatureError, TransportError, UsageError} f
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
 import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {canonicalBase64Problem} from '../protocol/signature.js'
-import {resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
-import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
+import {oursAsEchoed, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
+import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, parseJsonObject, stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 
 export interface EpayConfig {
   baseUrl: string
@@ -76,8 +77,6 @@ interface EpayCallSpec {
   auth?: 'sign' | 'key'
 }
 
-/** V1's success code: the protocol's origin and the real platform answer 1, and V1 clients test it. */
-const V1_SUCCESS = 1
 const SECRET_PARAMS = new Set(['key'])
 const READ_ATTEMPTS = 3
 const KEY_PLACEHOLDER = '{MD5 key}'
@@ -161,7 +160,7 @@ function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest
   }
   const code = resultCode(body)
   if (Number.isNaN(code)) throw new TransportError(`answer from ${request.url} has no code: not a platform answer`)
-  const success = code === (request.version === 'v1' ? V1_SUCCESS : 0)
+  const success = request.version === 'v1' ? isV1Success(body) : code === 0
   const signed = typeof body.sign === 'string' && body.sign !== ''
   let verified: boolean | undefined
   if (request.version === 'v2' && config.verify) {
@@ -175,15 +174,75 @@ function readAnswer(config: EpayConfig, spec: EpayCallSpec, request: EpayRequest
   if (!success) {
     const message = resultMessage(body)
     const error = new PlatformError(code, message, request.version === 'v2' ? signed : undefined, body)
-    const serverString = serverStringFromMessage(message)
-    // V1 says -1 for every failure: its message tells a refused signature
-    if ((code === 20052 || request.version === 'v1') && serverString !== undefined && request.canonicalString !== undefined && serverString !== request.canonicalString) {
-      error.hint = `the strings to sign differ:\n  ours:   ${request.canonicalString}\n  server: ${serverString}`
+    const echoed = serverStringFromMessage(message)
+    // V1 says -1 for every failure: its message tells a refused signature; a clipped echo is compared over what it shows
+    const ours = echoed && request.canonicalString !== undefined ? oursAsEchoed(request.canonicalString, echoed) : undefined
+    if ((code === 20052 || request.version === 'v1') && echoed !== undefined && ours !== undefined && echoed.text !== ours) {
+      const clip = echoed.fullLength === undefined ? '' : ` (the server's string is ${echoed.fullLength} characters: compared over the first ${echoed.text.length} it echoed)`
+      error.hint = `the strings to sign differ${clip}:\n  ours:   ${ours}\n  server: ${echoed.text}`
     }
     throw error
   }
   if (spec.expect === 'redirect') throw new TransportError(`expected a redirect to the payment page from ${request.url}, got HTTP ${status}`)
+  checkAbout(request, body)
   return {httpStatus: status, raw, body, verified, data: verified ? signedData(body) : body.data}
+}
+
+/**
+ * V1's success: `code` written exactly 1 or "1", as the protocol's origin and the real platform
+ * answer and V1 clients test it (the raw text, read losslessly). Another spelling of one
+ * (1.0, 1e0, "01", 1.0000000000000001) is no success and no failure either: refused (exit 3).
+ */
+function isV1Success(body: JsonObject): boolean {
+  const code = body.code
+  if ((isLosslessNumber(code) && code.value === '1') || code === '1') return true
+  if (resultCode(body) === 1) {
+    throw new SignatureError(`the answer's code is written ${isLosslessNumber(code) ? code.value : JSON.stringify(code)}: V1 success is written 1 (or "1"), so this answer is neither a success nor a failure`, body)
+  }
+  return false
+}
+
+/** Which order (or refund) an answer names, flat and in `data`. */
+const SUBJECT_FIELDS: [flat: string, data: string][] = [
+  ['out_trade_no', 'bizOrderNo'],
+  ['out_refund_no', 'bizRefundNo'],
+]
+
+const textOf = (value: JsonValue | undefined): string | undefined =>
+  value === undefined || value === null || value === '' ? undefined : isLosslessNumber(value) ? value.value : typeof value === 'object' ? JSON.stringify(value) : String(value)
+
+/** Yuan written out as whole cents, exactly (`1.5`, `1.50` and `1.500` alike); undefined for anything else. */
+function exactCents(yuan: string): bigint | undefined {
+  const match = /^(\d{1,15})(?:\.(\d{1,20}))?$/.exec(yuan)
+  if (!match || /[1-9]/.test((match[2] ?? '').slice(2))) return undefined
+  return BigInt(match[1]) * 100n + BigInt((match[2] ?? '').slice(0, 2).padEnd(2, '0'))
+}
+
+/**
+ * A success about another order, refund or amount than asked (a replayed or misrouted answer)
+ * is not believed, as /unipay/* answers are not (exit 3): out_trade_no and out_refund_no as
+ * sent, money compared in cents, exactly, flat and in `data` (amount in cents there).
+ */
+function checkAbout(request: EpayRequest, body: JsonObject): void {
+  const data = body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data) && !isLosslessNumber(body.data) ? (body.data as JsonObject) : {}
+  for (const [flat, inData] of SUBJECT_FIELDS) {
+    const asked = request.params[flat]
+    if (asked === undefined) continue
+    for (const [where, answered] of [[flat, textOf(body[flat])], [`data.${inData}`, textOf(data[inData])]]) {
+      if (answered !== undefined && answered !== asked) throw new SignatureError(`the answer is about ${where} ${answered}, not the ${asked} we asked for`, body)
+    }
+  }
+  const askedMoney = request.params.money
+  if (askedMoney === undefined) return
+  const cents = exactCents(askedMoney)
+  const money = textOf(body.money)
+  if (money !== undefined && exactCents(money) !== cents) {
+    throw new SignatureError(`the answer is about money ${money}, not the ${askedMoney} yuan we asked for: query it before relying on it`, body)
+  }
+  const amount = textOf(data.amount)
+  if (amount !== undefined && (!/^\d{1,20}$/.test(amount) || BigInt(amount) !== cents)) {
+    throw new SignatureError(`the answer is about data.amount ${amount} cents, not the ${askedMoney} yuan we asked for: query it before relying on it`, body)
+  }
 }
 
 /** The part of `data` that signed flat fields vouch for (checked by verifyV2Answer). */

@@ -4,7 +4,7 @@ import {randomBytes, type KeyObject} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
 import {compareStrings} from '../protocol/diagnose.js'
 import {endpointUrl, postJson} from './http.js'
-import {readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage} from '../protocol/envelope.js'
+import {oursAsEchoed, readEnvelopeAsync, resultCode, resultMessage, serverStringFromMessage, type EchoedString} from '../protocol/envelope.js'
 import {unsendableFields, type CallEndpoint} from '../protocol/field-rules.js'
 import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, PROTO_KEY_REFUSED, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
@@ -218,8 +218,8 @@ async function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, r
   if (code !== 0) {
     const error = new PlatformError(code, resultMessage(body), read.signature !== undefined, body)
     if (code === 20052) {
-      const serverString = serverStringFromMessage(resultMessage(body))
-      if (serverString !== undefined) error.hint = compareHint(request.canonicalString, serverString)
+      const echoed = serverStringFromMessage(resultMessage(body))
+      if (echoed !== undefined) error.hint = compareHint(request.canonicalString, echoed)
     }
     throw error
   }
@@ -268,7 +268,12 @@ function checkAbout(config: ClientConfig, request: SignedRequest, body: JsonObje
   }
 }
 
-function compareHint(ours: string, theirs: string): string {
+function compareHint(whole: string, echoed: EchoedString): string {
+  // a clipped echo (past 8 KiB) is compared over what it shows
+  const ours = oursAsEchoed(whole, echoed)
+  const theirs = echoed.text
+  const clip = echoed.fullLength === undefined ? '' : ` (the server's string is ${echoed.fullLength} characters, ours ${whole.length}: compared over the first ${theirs.length} it echoed)`
+  if (ours === theirs && clip) return `the strings to sign agree as far as the server echoed its own${clip}`
   if (ours === theirs) {
     return 'our string to sign equals the server\'s: the public key registered for this merchant does not match our private key'
   }
@@ -277,5 +282,5 @@ function compareHint(ours: string, theirs: string): string {
     a === undefined ? `  server has ${key}=${b}, we do not` : b === undefined ? `  we sent ${key}=${a}, the server does not sign it` : `  ${key}: ours "${a}", server "${b}"`,
   )
   if (orderDiffers) lines.push('  same pairs in another order')
-  return `the strings to sign differ:\n${lines.join('\n')}\n  ours:   ${ours}\n  server: ${theirs}`
+  return `the strings to sign differ${clip}:\n${lines.join('\n')}\n  ours:   ${ours}\n  server: ${theirs}`
 }

@@ -84,7 +84,8 @@ function isPlainInteger(literal: string): boolean {
   return true
 }
 
-function scalarText(value: unknown): string | undefined {
+/** A scalar as the string to sign writes it; undefined for null and for containers. */
+export function scalarText(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined
   if (typeof value === 'string') return value
   if (typeof value === 'boolean') return value ? 'true' : 'false'
@@ -97,18 +98,41 @@ function scalarText(value: unknown): string | undefined {
   return undefined
 }
 
-function flattenInto(value: unknown, key: string, out: Pair[]): void {
+/**
+ * Flattens `value` under the key whose parts are `path`: names, and indexes as numbers. The key
+ * is written out only where a scalar is: a container with nothing under it (`[[[[]]]]`, 500
+ * deep) costs no string at all, where writing each level's key cost a hostile body's depth squared.
+ */
+function flattenInto(value: unknown, path: (string | number)[], out: Pair[]): void {
   if (value === null || value === undefined) return
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) flattenInto(value[index], `${key}[${index}]`, out)
+    for (let index = 0; index < value.length; index++) {
+      path.push(index)
+      flattenInto(value[index], path, out)
+      path.pop()
+    }
     return
   }
   if (typeof value === 'object' && !isLosslessNumber(value)) {
-    for (const child of Object.keys(value)) flattenInto((value as Record<string, unknown>)[child], key ? `${key}.${child}` : child, out)
+    for (const child of Object.keys(value)) {
+      path.push(child)
+      flattenInto((value as Record<string, unknown>)[child], path, out)
+      path.pop()
+    }
     return
   }
   const text = scalarText(value)
-  if (text !== undefined) out.push([key, text])
+  if (text !== undefined) out.push([keyOf(path), text])
+}
+
+/** `a.b[0].c` from its first `length` parts; a name joins with `.` unless nothing is written before it. */
+export function keyOf(path: readonly (string | number)[], length = path.length): string {
+  let key = ''
+  for (let i = 0; i < length; i++) {
+    const part = path[i]
+    key += typeof part === 'number' ? `[${part}]` : key === '' ? part : `.${part}`
+  }
+  return key
 }
 
 /**
@@ -130,12 +154,17 @@ function sortBy<T>(items: T[], key: (item: T) => string): T[] {
 const pairKey = (pair: Pair) => pair[0]
 const itself = (text: string) => text
 
+/** The string to sign of a body's pairs, in any order (see JsonReader: pairs gathered as a body is read). */
+export function stringToSignOf(pairs: Pair[]): string {
+  return joinPairs(sortBy(pairs, pairKey))
+}
+
 /** Flattens a body into sorted pairs, without the top-level `sign` (any letter case). */
 export function canonicalPairs(body: Record<string, unknown>): Pair[] {
   const out: Pair[] = []
   for (const key of Object.keys(body)) {
     if (key.toLowerCase() === 'sign') continue
-    flattenInto(body[key], key, out)
+    flattenInto(body[key], [key], out)
   }
   return sortBy(out, pairKey)
 }
@@ -165,6 +194,6 @@ export function canonicalString(body: Record<string, unknown>): string {
  */
 export function flattenToStrings(value: Record<string, unknown>): Record<string, string> {
   const out: Pair[] = []
-  for (const key of Object.keys(value)) flattenInto(value[key], key, out)
+  for (const key of Object.keys(value)) flattenInto(value[key], [key], out)
   return Object.fromEntries(sortBy(out, pairKey))
 }

@@ -74,6 +74,27 @@ function standardScalar(leaf: Leaf): string | undefined {
  */
 export const MAX_DIAGNOSED_VARIANTS = 100
 export const MAX_DIAGNOSED_CHARS = 64 * 1024
+/** Values, containers included: every variant walks them all, and an empty one adds nothing to the string to sign. */
+const MAX_DIAGNOSED_VALUES = 10_000
+
+/**
+ * Why a body is not diagnosed, or undefined: its string to sign over MAX_DIAGNOSED_CHARS, or over
+ * MAX_DIAGNOSED_VALUES values (a megabyte of empty arrays nested 500 deep signs to a few bytes).
+ */
+export function undiagnosable(body: JsonObject, stringToSign: string): string | undefined {
+  if (stringToSign.length > MAX_DIAGNOSED_CHARS) return `the string to sign is over ${MAX_DIAGNOSED_CHARS / 1024} KB`
+  // counted as they are met, so a list of a million items stops the count at once
+  const stack: JsonValue[] = [body]
+  let count = 1
+  while (stack.length > 0) {
+    const value = stack.pop()!
+    const items = Array.isArray(value) ? value : value !== null && typeof value === 'object' && !isLosslessNumber(value) ? Object.values(value) : []
+    count += items.length
+    if (count > MAX_DIAGNOSED_VALUES) return `the body holds over ${MAX_DIAGNOSED_VALUES} values`
+    for (const item of items) stack.push(item)
+  }
+  return undefined
+}
 
 export function variants(body: JsonObject): Variant[] {
   const all = bodyLeaves(body)
@@ -171,9 +192,8 @@ export function diagnoseSignature({body, signature, key, otherKeys = []}: Diagno
       }
     }
   }
-  if (expectedString.length > MAX_DIAGNOSED_CHARS) {
-    return {verified: false, expectedString, explanation: `the string to sign is over ${MAX_DIAGNOSED_CHARS / 1024} KB: not diagnosed further (the body was changed after signing, or another key signed it)`}
-  }
+  const tooLarge = undiagnosable(body, expectedString)
+  if (tooLarge) return {verified: false, expectedString, explanation: `${tooLarge}: not diagnosed further (the body was changed after signing, or another key signed it)`}
   for (const variant of variants(body)) {
     if (variant.text !== expectedString && verifyString(variant.text, signature, key)) {
       return {verified: false, expectedString, matchingString: variant.text, explanation: variant.explanation}

@@ -45,9 +45,40 @@ export function resultMessage(body: JsonObject): string {
   return typeof value === 'string' ? value : ''
 }
 
-/** The sandbox (and the real platform) put their own string to sign in the 20052 message. */
-export function serverStringFromMessage(message: string): string | undefined {
-  const marker = 'string to sign: '
-  const at = message.indexOf(marker)
-  return at === -1 ? undefined : message.slice(at + marker.length)
+/**
+ * A text someone else chose cut to its first `max` characters, saying how long it was: how a log
+ * entry or an answer keeps a hostile megabyte from costing megabytes (a surrogate pair is never
+ * cut in two).
+ */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text
+  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max
+  return `${text.slice(0, end)}... (${text.length} characters in all)`
 }
+
+/** How much of its own string to sign a 20052 answer echoes (protocol-notes section 2). */
+const ECHOED_CHARS = 8 * 1024
+const CLIP_MARK = /\.\.\. \((\d+) characters in all\)$/
+const STRING_MARKER = 'string to sign: '
+
+/** The 20052 message's end: the server's string to sign, clipped past 8 KiB (a hostile body must not buy a huge answer). */
+export const echoedStringToSign = (text: string): string => `${STRING_MARKER}${clipped(text, ECHOED_CHARS)}`
+
+/** The server's string to sign as a 20052 message echoes it: whole, or clipped with its full length. */
+export interface EchoedString {
+  text: string
+  /** Set when the echo was clipped: the whole string's length. */
+  fullLength?: number
+}
+
+/** The sandbox (and the real platform) put their own string to sign in the 20052 message. */
+export function serverStringFromMessage(message: string): EchoedString | undefined {
+  const at = message.indexOf(STRING_MARKER)
+  if (at === -1) return undefined
+  const text = message.slice(at + STRING_MARKER.length)
+  const clip = CLIP_MARK.exec(text)
+  return clip && clip.index <= ECHOED_CHARS && Number(clip[1]) > clip.index ? {text: text.slice(0, clip.index), fullLength: Number(clip[1])} : {text}
+}
+
+/** Ours as far as the server's echo goes, so that the two are compared over what was echoed. */
+export const oursAsEchoed = (ours: string, echoed: EchoedString): string => (echoed.fullLength === undefined ? ours : ours.slice(0, echoed.text.length))

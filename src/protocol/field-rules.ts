@@ -4,6 +4,7 @@
 // messages and order of problems as the zod schemas in schemas.ts; test/protocol/field-rules.test.ts
 // compares the two on every rule. The sandbox checks these endpoints with them too
 // (signed-api.ts); the zod schemas stay the reference, and epay's orders are checked by payFields.
+import {httpUrlProblem} from './addresses.js'
 import {PAY_METHODS, walletFromBarcode} from './enums.js'
 import {PROTO_KEY_REFUSED} from './json.js'
 import {MAX_PAY_CENTS} from './money.js'
@@ -121,8 +122,9 @@ const UNPAIRED_SURROGATE = /\p{Cs}/u
 const UNPAIRED_SURROGATE_REFUSED = 'holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry'
 
 /**
- * What a field must not hold to be sent. Control characters end up in the signed string and in
- * every screen and log that shows it; only JSON text (extraParam) may carry line breaks and tabs.
+ * What a field must not hold to be sent. Control characters (C0, DEL and C1: U+009B alone is a
+ * terminal's escape sequence) end up in the signed string and in every screen and log that shows
+ * it; only JSON text (extraParam) may carry line breaks and tabs.
  * An unpaired UTF-16 surrogate has no UTF-8 form, a key with ".", "[" or "]" flattens like a
  * nested field into the same string to sign, and a "__proto__" key is a prototype to JavaScript
  * readers: the platform refuses all three (10506), so they are refused here, before anything is
@@ -133,7 +135,7 @@ export function unsendableFields(value: unknown, path: string, found: {field: st
   if (typeof value === 'string') {
     const checked = path === 'extraParam' ? value.replace(/[\t\n\r]/g, '') : value
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    if (/[\u0000-\u001f\u007f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(checked)) found.push({field: path, message: 'must not contain control characters'})
     else if (UNPAIRED_SURROGATE.test(value)) found.push({field: path, message: UNPAIRED_SURROGATE_REFUSED})
   } else if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) unsendableFields(value[index], `${path}[${index}]`, found)
@@ -193,7 +195,7 @@ const commonShape: Shape = {
   clientIp: optional(text(64)),
 }
 
-const httpUrl = (max: number) => text(max, {also: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : 'must be an http(s) URL')})
+const httpUrl = (max: number) => text(max, {also: httpUrlProblem})
 
 function isJson(value: string): boolean {
   try {

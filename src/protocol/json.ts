@@ -85,6 +85,24 @@ let at = 0
 let depth = 0
 /** How long the string to sign of what was read so far would be (an upper bound). */
 let flatChars = 0
+/** The items of the arrays being read, innermost last, up to `top` (see parseArray). */
+const items: JsonValue[] = []
+let top = 0
+/** Told of names and scalars as they are read (see JsonReader); undefined inside a repeated key's value. */
+let reader: JsonReader | undefined
+/** Where the parser is: the names and indexes down to the value being read, `depth` of them. */
+const trail: (string | number)[] = []
+
+/**
+ * Told of every member name and every scalar (not null) as it is read, with the path to it: the
+ * names and indexes in `path` up to `length`, its own name or index last. A caller learns in the
+ * parse what a walk over the result would cost again (a megabyte of nested arrays walked twice
+ * costs twice a parse). Never told of the value of a key repeated with the same value.
+ */
+export interface JsonReader {
+  key(path: readonly (string | number)[], length: number): void
+  scalar(value: string | boolean | LosslessNumber, path: readonly (string | number)[], length: number): void
+}
 /** A run of string characters that need no look: up to a quote, a backslash or a control character. */
 // eslint-disable-next-line no-control-regex -- the control characters JSON forbids unescaped
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y
@@ -94,11 +112,12 @@ const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y
  * strings sliced rather than built character by character; nesting is bounded (MAX_JSON_DEPTH),
  * so no input can exhaust the stack of this parser or of the code that walks what it returns.
  */
-export function parseJson(input: string): JsonValue {
+export function parseJson(input: string, tell?: JsonReader): JsonValue {
   text = input
   at = 0
   depth = 0
   flatChars = 0
+  reader = tell
   try {
     const value = parseValue(0)
     skipSpace()
@@ -106,6 +125,8 @@ export function parseJson(input: string): JsonValue {
     return value
   } finally {
     text = ''
+    items.length = top = trail.length = 0
+    reader = undefined
   }
 }
 
@@ -137,13 +158,18 @@ function parseValue(path: number): JsonValue {
   if (code === 0x22) {
     const value = parseString()
     flattened(path, value.length)
+    reader?.scalar(value, trail, depth)
     return value
   }
   if (code === 0x7b) return parseObject(path)
   if (code === 0x5b) return parseArray(path)
-  if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return parseNumber(path)
-  if (text.startsWith('true', at)) return flattened(path, 4), (at += 4), true
-  if (text.startsWith('false', at)) return flattened(path, 5), (at += 5), false
+  if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+    const value = parseNumber(path)
+    reader?.scalar(value, trail, depth)
+    return value
+  }
+  if (text.startsWith('true', at)) return flattened(path, 4), (at += 4), reader?.scalar(true, trail, depth), true
+  if (text.startsWith('false', at)) return flattened(path, 5), (at += 5), reader?.scalar(false, trail, depth), false
   // null is skipped by the flattening
   if (text.startsWith('null', at)) return (at += 4), null
   return fail('a JSON value expected')
@@ -176,8 +202,17 @@ function parseObject(path: number): JsonObject {
     skipSpace()
     if (text.charCodeAt(at) !== 0x3a) fail("':' expected after an object key")
     at++
+    const repeated = Object.hasOwn(object, key)
+    const listening = reader
+    if (listening) {
+      trail[depth - 1] = key
+      // a repeat must have the same value (else it is refused below): it is told once
+      if (repeated) reader = undefined
+      else listening.key(trail, depth)
+    }
     const value = parseValue(path === 0 ? key.length : path + 1 + key.length)
-    if (!Object.hasOwn(object, key)) {
+    reader = listening
+    if (!repeated) {
       // as JSON.parse does: a "__proto__" key is a field, never the object's prototype
       if (key === '__proto__') Object.defineProperty(object, key, {value, enumerable: true, writable: true, configurable: true})
       else object[key] = value
@@ -195,17 +230,22 @@ function parseObject(path: number): JsonObject {
 }
 
 function parseArray(path: number): JsonValue[] {
-  const array: JsonValue[] = []
-  if (openEmpty(0x5d)) return array
+  if (openEmpty(0x5d)) return []
+  // items wait on one shared stack and become an array of their exact length when it closes:
+  // an array grown by push holds room for 17 items, ten times a one-item array's bytes, which a
+  // body of nested arrays turns into a heap to collect
+  const start = top
   // an item's key adds `[index]`: two brackets and the index's digits
   let itemPath = path + 3
   let wider = 10
   for (;;) {
-    if (array.length === wider) {
+    if (top - start === wider) {
       itemPath++
       wider *= 10
     }
-    array.push(parseValue(itemPath))
+    if (reader) trail[depth - 1] = top - start
+    const item = parseValue(itemPath)
+    items[top++] = item
     skipSpace()
     const next = text.charCodeAt(at)
     if (next === 0x5d) break
@@ -213,6 +253,9 @@ function parseArray(path: number): JsonValue[] {
     at++
   }
   closeContainer()
+  // a literal for one item: slice's call cost more than the parse of a one-item array
+  const array = top - start === 1 ? [items[start]] : items.slice(start, top)
+  top = start
   return array
 }
 
@@ -279,8 +322,8 @@ function parseNumber(path: number): LosslessNumber {
   return losslessNumber(text.slice(start, at), path)
 }
 
-export function parseJsonObject(text: string): JsonObject {
-  const value = parseJson(text)
+export function parseJsonObject(text: string, tell?: JsonReader): JsonObject {
+  const value = parseJson(text, tell)
   if (value === null || typeof value !== 'object' || Array.isArray(value) || isLosslessNumber(value)) {
     throw new JsonSyntaxError('expected a JSON object')
   }

@@ -4,7 +4,7 @@
 // whichever field set the platform signs over.
 import type {KeyObject} from 'node:crypto'
 import {canonicalPairs, canonicalString, joinPairs, type Pair} from './canonical.js'
-import {MAX_DIAGNOSED_CHARS, MAX_DIAGNOSED_VARIANTS, variants} from './diagnose.js'
+import {MAX_DIAGNOSED_VARIANTS, undiagnosable, variants} from './diagnose.js'
 import {isLosslessNumber, stringifyJson, type JsonObject, type JsonValue} from './json.js'
 import {keyFingerprint} from './keys.js'
 import {verifyString} from './signature.js'
@@ -126,9 +126,8 @@ function signatureFormCause(signature: string, strings: string[], key: KeyObject
 
 export function diagnoseReceivedSignature(body: JsonObject, stringToSign: string, signature: string, key: KeyObject, rawText?: string): ReceivedSignatureDiagnosis {
   const fields = signedFields(stringToSign)
-  if (stringToSign.length > MAX_DIAGNOSED_CHARS) {
-    return {stringToSign, fields, causes: [`not diagnosed: the string to sign is over ${MAX_DIAGNOSED_CHARS / 1024} KB (key mismatch, or the body changed after signing)`]}
-  }
+  const tooLarge = undiagnosable(body, stringToSign)
+  if (tooLarge) return {stringToSign, fields, causes: [`not diagnosed: ${tooLarge} (key mismatch, or the body changed after signing)`]}
   const covered = new Set(fields)
   const signedPart: JsonObject = {}
   // nulls too: the platform skips them, a client may have signed them as `key=`

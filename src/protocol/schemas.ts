@@ -1,6 +1,7 @@
 // Field rules of the spec (lengths, limits, one-of rules), shared by the client, which checks
 // before sending, and the sandbox, which answers 10506 naming the field.
 import {z} from 'zod'
+import {httpUrlProblem} from './addresses.js'
 import {walletFromBarcode, PAY_METHODS} from './enums.js'
 import {MAX_PAY_CENTS} from './money.js'
 import {parseGmt8} from './time.js'
@@ -20,8 +21,9 @@ const integer = (min: number, max: number) =>
 const gmt8Time = z
   .string({error: requiredOr('a time')})
   .refine((value) => parseGmt8(value) !== undefined, 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)')
+/** The platform's rule for a URL it calls or sends a browser to (addresses.ts), its reason as the message. */
 const httpUrl = (max: number) =>
-  text(max).refine((value) => /^https?:\/\/[^\s]+$/.test(value), 'must be an http(s) URL')
+  text(max).refine((value) => httpUrlProblem(value) === undefined, {error: (issue) => httpUrlProblem(issue.input as string)})
 const jsonText = (max: number) =>
   text(max).refine((value) => {
     try {

@@ -16,7 +16,7 @@ import {MD5_KEY_PATTERN, type Md5Keys} from './epay.js'
 import {PlatformFailure, fail} from './errors.js'
 import {FAULTS, type Faults} from './faults.js'
 import {gatewayOrderResult, type GatewayService} from './gateway.js'
-import {controlRefusal, urlRefusal} from './guard.js'
+import {controlRefusal, namesOfThisMachine, urlRefusal} from './guard.js'
 import {HttpFailure, type Management} from './management.js'
 import type {Notifier} from './notifier.js'
 import {payOrderResult, type PayService} from './pay.js'
@@ -209,8 +209,9 @@ export function createControl(deps: ControlDeps) {
       return {mchNo, balance: transfers.balance(mchNo)}
     }),
     route('GET', '/_sandbox/transfers', noInput, () => transfers.all().map((t) => ({...transferOrderResult(t), mchNo: t.mchNo, submissions: t.submissions}))),
-    route('POST', '/_sandbox/trigger', triggerBody, ({event, notifyUrl, mchNo = ''}) => {
-      const refusal = urlRefusal(notifyUrl, deps.publicUrl())
+    route('POST', '/_sandbox/trigger', triggerBody, async ({event, notifyUrl, mchNo = ''}) => {
+      const lookingUp = namesOfThisMachine([notifyUrl], deps.publicUrl())
+      const refusal = urlRefusal(notifyUrl, deps.publicUrl(), lookingUp && (await lookingUp))
       if (refusal) badInput(10506, `notifyUrl: ${refusal}`)
       const merchant = knownMerchant(mchNo)
       const objects = trigger({store, pay, refunds, allocs, transfers}, {event, notifyUrl, mchNo: merchant.mchNo, appId: merchant.defaultAppId})

@@ -144,7 +144,7 @@ export function sandboxRoutes(parts: RouteParts): Route[] {
       matches: (_, url) => url.pathname.startsWith('/epay/'),
       async handle(x) {
         const carryOut = async () => {
-          const {outcome, ...answer} = epay.handle(x.method, x.url, x.rawText, x.req.headers['content-type'])
+          const {outcome, ...answer} = await epay.handle(x.method, x.url, x.rawText, x.req.headers['content-type'])
           if (outcome) Object.assign(x.note, outcome)
           return answer
         }

@@ -9,10 +9,11 @@ import type {EpayVersion} from '../protocol/epay-api.js'
 import {EPAY_V1_PATHS, EPAY_V1_PREFIX, EPAY_V2_PREFIX} from '../protocol/epay-api.js'
 import {PlatformFailure} from './errors.js'
 import type {CallKind} from './faults.js'
+import {namesOfThisMachine} from './guard.js'
 import {notifyOnPayment} from './epay/notifications.js'
 import {createdFields, createOrder, orderFields, payOnlyWithWordedWallets} from './epay/orders.js'
 import {errorPage, payerPage} from './epay/pages.js'
-import {answer, epayContext, jsonAnswer, orderOf, PAGE_PREFIX, type EpayAnswer, type EpayContext, type EpayDeps, type Params} from './epay/shared.js'
+import {answer, epayContext, jsonAnswer, orderOf, PAGE_PREFIX, type EpayAnswer, type EpayContext, type EpayDeps, type Params, type StoredMerchant} from './epay/shared.js'
 import {checkV1, v1Query} from './epay/v1.js'
 import {checkV2, close, refund, refundQuery} from './epay/v2.js'
 
@@ -56,17 +57,22 @@ function noRoute(method: string, path: string): string {
   return isV1Path(path) ? `no V1 path ${path}: V1 answers at ${Object.values(EPAY_V1_PATHS).join(', ')}` : `no route ${method} ${path}`
 }
 
-/** A call whose parameters were read: checked, carried out, answered (a failure is thrown as a PlatformFailure). */
-function carryOut(ctx: EpayContext, {version, action}: Route, params: Params): EpayAnswer {
-  if (version === 'v1' && action === 'query') return answer(ctx, version, undefined, v1Query(ctx, params))
-  const merchant = version === 'v1' ? checkV1(ctx, params) : checkV2(ctx, params, action)
+/** A call's signature (V1: MD5, V2: RSA, timestamp and replay), checked: its merchant; none for the V1 query, which sends the key. */
+function signedBy(ctx: EpayContext, {version, action}: Route, params: Params): StoredMerchant | undefined {
+  if (version === 'v1' && action === 'query') return undefined
+  return version === 'v1' ? checkV1(ctx, params) : checkV2(ctx, params, action)
+}
+
+/** A call whose parameters were read and signature checked: carried out, answered (a failure is thrown as a PlatformFailure). */
+function carryOut(ctx: EpayContext, {version, action}: Route, params: Params, merchant: StoredMerchant | undefined, namesHere?: ReadonlySet<string>): EpayAnswer {
+  if (!merchant) return answer(ctx, version, undefined, v1Query(ctx, params))
   switch (action) {
     case 'submit': {
-      const order = createOrder(ctx, version, params, merchant, true)
+      const order = createOrder(ctx, version, params, merchant, true, namesHere)
       return {status: 302, headers: {location: ctx.pageUrl(order.orderNo), 'cache-control': 'no-store'}, body: ''}
     }
     case 'create':
-      return answer(ctx, version, undefined, createdFields(ctx, createOrder(ctx, version, params, merchant)))
+      return answer(ctx, version, undefined, createdFields(ctx, createOrder(ctx, version, params, merchant, false, namesHere)))
     case 'query':
       return answer(ctx, version, undefined, orderFields(ctx, orderOf(ctx, merchant.mchNo, params)))
     case 'refund':
@@ -86,7 +92,7 @@ export function createEpay(deps: EpayDeps) {
 
   return {
     /** Answers every path under /epay/; a browser path's refusal (an HTML page) carries its outcome for the request log. */
-    handle(method: string, url: URL, rawText: string, contentType: string | undefined): EpayAnswer {
+    async handle(method: string, url: URL, rawText: string, contentType: string | undefined): Promise<EpayAnswer> {
       const path = modulePath(url.pathname)
       try {
         if (path.startsWith(PAGE_PREFIX)) return payerPage(ctx, method, decodeURIComponent(path.slice(PAGE_PREFIX.length)), rawText)
@@ -110,7 +116,10 @@ export function createEpay(deps: EpayDeps) {
         const params: Params = Object.fromEntries(url.searchParams)
         if (method === 'POST') Object.assign(params, Object.fromEntries(new URLSearchParams(rawText)))
         try {
-          return carryOut(ctx, route, params)
+          const merchant = signedBy(ctx, route, params)
+          // a notify_url or return_url at the sandbox's port by a name is looked up (a second at most) once signed
+          const lookingUp = merchant && (route.action === 'create' || route.action === 'submit') ? namesOfThisMachine([params.notify_url, params.return_url], ctx.publicUrl()) : undefined
+          return carryOut(ctx, route, params, merchant, lookingUp && (await lookingUp))
         } catch (error) {
           if (error instanceof PlatformFailure) return refuse(error.code, error.message)
           throw error

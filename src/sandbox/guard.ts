@@ -5,7 +5,9 @@
 // same-origin check, `pagePostRefusal`, guards every one of them against cross-site posts.
 import {timingSafeEqual} from 'node:crypto'
 import type {IncomingHttpHeaders} from 'node:http'
+import {lookup} from 'node:dns/promises'
 import {hostname as machineName, networkInterfaces} from 'node:os'
+import {httpUrlProblem, isThisMachine, resolvesToThisMachine, type ThisMachine} from '../protocol/addresses.js'
 import {CONTROL_SECRET_HEADER} from '../protocol/local-sandbox.js'
 import {fail} from './errors.js'
 
@@ -66,43 +68,62 @@ export function controlRefusal(method: string, headers: IncomingHttpHeaders, sec
 /** Paths of the pages whose forms change state. */
 export const STATE_CHANGING_PAGES = /^\/(cashier|aggregate|cm|am|auth|transfer\/confirm|epay\/pay|dashboard)(\/|$)/
 
-/** Host names that are this machine whatever the port: loopback, the unspecified address, *.localhost. */
-function isThisMachine(hostname: string, listening: string): boolean {
-  const name = hostname.toLowerCase().replace(/\.$/, '')
-  if (name === listening || name === 'localhost' || name.endsWith('.localhost') || name.startsWith('127.')) return true
-  if (name === '[::1]' || name === '0.0.0.0' || name === '[::]' || name.startsWith('[::ffff:7f')) return true
-  // listening on every address: any of this machine's own addresses reaches it
-  if (listening === '0.0.0.0' || listening === '[::]') {
-    return name === machineName().toLowerCase() || Object.values(networkInterfaces()).some((list) => list?.some((i) => (i.family === 'IPv6' ? `[${i.address}]` : i.address) === name))
-  }
-  return false
+/** This machine's name and addresses, asked when a URL names a sandbox listening on every address. */
+const machine = (): ThisMachine => ({
+  name: machineName(),
+  addresses: Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => (i.family === 'IPv6' ? `[${i.address}]` : i.address))),
+})
+
+/** A URL at the sandbox's own port, and its host's name when only a lookup can say whether it is this machine. */
+function atOwnPort(value: string, own: URL): URL | undefined {
+  if (httpUrlProblem(value)) return undefined
+  const url = new URL(value)
+  return (url.port || (url.protocol === 'https:' ? '443' : '80')) === own.port ? url : undefined
 }
 
 /**
  * Why an address the sandbox will call (notifyUrl) or send a browser to (returnUrl) is refused:
- * one with a user name or password in it, or the sandbox itself (its callbacks would post into
- * its own pages and its dashboard would show what they answered).
+ * one the platform would not call (addresses.ts), or the sandbox itself (its callbacks would post
+ * into its own pages and its dashboard would show what they answered), by its address or, in
+ * `namesHere`, by a name that resolves to this machine.
  */
-export function urlRefusal(value: string, publicUrl: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return 'is not a URL'
-  }
-  if (url.username || url.password) return 'must not carry a user name or password'
+export function urlRefusal(value: string, publicUrl: string, namesHere?: ReadonlySet<string>): string | undefined {
+  const problem = httpUrlProblem(value)
+  if (problem) return problem
   const own = new URL(publicUrl)
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80')
-  if (port === own.port && isThisMachine(url.hostname, own.hostname.toLowerCase())) return `must not point at the sandbox itself (${own.host})`
+  const url = atOwnPort(value, own)
+  if (url && (isThisMachine(url.hostname, own.hostname.toLowerCase(), machine) || namesHere?.has(url.hostname))) return `must not point at the sandbox itself (${own.host})`
   return undefined
 }
 
+/**
+ * The host names among these URLs that lead back to the sandbox: at its port, and resolving to
+ * this machine (an /etc/hosts alias, the machine's name), looked up in about a second at most.
+ * Undefined when no URL needs a lookup (most calls: no await for them).
+ */
+export function namesOfThisMachine(values: unknown[], publicUrl: string): Promise<Set<string>> | undefined {
+  const own = new URL(publicUrl)
+  const listening = own.hostname.toLowerCase()
+  const names = new Set<string>()
+  for (const value of values) {
+    const url = typeof value === 'string' ? atOwnPort(value, own) : undefined
+    if (url && !isThisMachine(url.hostname, listening, machine)) names.add(url.hostname)
+  }
+  if (names.size === 0) return undefined
+  return Promise.all([...names].map(async (name) => ((await resolvesToThisMachine(name, listening, lookup, machine)) ? name : undefined))).then(
+    (found) => new Set(found.filter((name): name is string => name !== undefined)),
+  )
+}
+
+/** The `...Url` fields of a request, the ones the sandbox may call or show. */
+export const urlFields = (fields: Record<string, unknown>): unknown[] => Object.keys(fields).filter((field) => field.endsWith('Url')).map((field) => fields[field])
+
 /** Refuses (10506, naming the field) a request whose `...Url` fields the sandbox may not call or show. */
-export function refuseOwnUrls(fields: Record<string, unknown>, publicUrl: string): void {
+export function refuseOwnUrls(fields: Record<string, unknown>, publicUrl: string, namesHere?: ReadonlySet<string>): void {
   for (const field of Object.keys(fields)) {
     const value = fields[field]
     if (!field.endsWith('Url') || typeof value !== 'string') continue
-    const refusal = urlRefusal(value, publicUrl)
+    const refusal = urlRefusal(value, publicUrl, namesHere)
     if (refusal) fail(10506, `${field}: ${refusal}`)
   }
 }

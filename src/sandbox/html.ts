@@ -1,8 +1,11 @@
 // What every sandbox page shares: escaping of each printed value (titles and names come from
 // merchants) and headers that keep the page to itself.
+import {printable} from '../protocol/printable.js'
+
 const ENTITIES: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
 
-export const escapeHtml = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c])
+/** A value for HTML text or an attribute: control characters shown as `\u001b` (a page fetched to a terminal must not drive it), then entities. */
+export const escapeHtml = (value: unknown) => printable(String(value ?? '')).replace(/[&<>"']/g, (c) => ENTITIES[c])
 
 /** Headers for an HTML page with the given content security policy. */
 export function pageHeaders(contentSecurityPolicy: string): Record<string, string> {

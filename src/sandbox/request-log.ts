@@ -2,6 +2,7 @@
 // show, and what the foreground mode prints. Kept in memory (the last MAX_ENTRIES); an
 // integrator wants the last minutes, not history.
 import type {IncomingMessage, ServerResponse} from 'node:http'
+import {clipped} from '../protocol/envelope.js'
 import type {ReceivedSignatureDiagnosis} from '../protocol/received-diagnose.js'
 import {requestFailed, type RequestLogEntry} from '../protocol/sandbox-requests.js'
 
@@ -24,15 +25,13 @@ const MAX_ANSWER_CHARS = 64 * 1024
 /**
  * What an entry keeps of each string a sender chose (path, merchant, message, string to sign,
  * field names) and how many field names: a request without a valid signature (anyone's) may
- * bring a megabyte, and 5,000 entries of that would be gigabytes. The 20052 answer itself still
- * carries the whole string to sign.
+ * bring a megabyte, and 5,000 entries of that would be gigabytes. The 20052 answer clips the string
+ * to sign at the same length (protocol-notes section 2).
  */
 const MAX_KEPT_CHARS = 8 * 1024
 const MAX_KEPT_FIELDS = 64
 
-function kept(text: string): string {
-  return text.length <= MAX_KEPT_CHARS ? text : `${text.slice(0, MAX_KEPT_CHARS)}... (${text.length} characters in all)`
-}
+const kept = (text: string): string => clipped(text, MAX_KEPT_CHARS)
 
 const keptMaybe = (text: string | undefined) => (text === undefined ? undefined : kept(text))
 

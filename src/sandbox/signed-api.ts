@@ -7,8 +7,9 @@ import type {ServerResponse} from 'node:http'
 import {canonicalString} from '../protocol/canonical.js'
 import {PAY_METHODS} from '../protocol/enums.js'
 import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js'
-import {foreignInputProblem} from '../protocol/foreign-input.js'
-import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
+import {echoedStringToSign} from '../protocol/envelope.js'
+import {readReceivedBody} from '../protocol/foreign-input.js'
+import {JsonTooCostlyError, JsonSyntaxError, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPublicKey} from '../protocol/keys.js'
 import {SANDBOX_CHANNEL_MCH_NOS} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
@@ -19,7 +20,7 @@ import {allocOrderResult, allocResult, type AllocAmountUnit, type AllocService} 
 import type {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
 import {strike, type Faults} from './faults.js'
-import {refuseOwnUrls} from './guard.js'
+import {namesOfThisMachine, refuseOwnUrls, urlFields} from './guard.js'
 import {gatewayOrderResult, type GatewayOrder, type GatewayService} from './gateway.js'
 import type {Notifier} from './notifier.js'
 import {payOrderResult, payResult, type PayService} from './pay.js'
@@ -78,6 +79,15 @@ interface CallContext {
 }
 
 type Handler = (call: CallContext) => unknown
+
+/** A call whose signature holds, on its way to the domain. */
+interface SignedCall {
+  route: {endpoint: Endpoint; handle: Handler}
+  raw: JsonObject
+  merchant: Merchant
+  appId: string
+  reqId: string
+}
 
 /** What a call answers, before it is signed (the domain's work, journaled, is done by then). */
 interface Answer {
@@ -217,7 +227,16 @@ export function createSignedApi(deps: SignedApiDeps) {
    * which runs before the released notifications are scheduled (setImmediate).
    */
   async function call(path: string, rawText: string, note?: RequestNote): Promise<string> {
-    const {value, release} = notifier.withheld(() => store.grouped(() => answer(path, rawText, note)))
+    const checked = signedCall(path, rawText, note)
+    let value: Answer
+    let release = () => {}
+    if ('code' in checked) value = checked
+    else {
+      // a ...Url at the sandbox's port by a name is looked up (a second at most) once the signature holds
+      const lookingUp = namesOfThisMachine(urlFields(checked.raw), deps.publicUrl())
+      const namesHere = lookingUp && (await lookingUp)
+      ;({value, release} = notifier.withheld(() => store.grouped(() => carryOut(checked, namesHere, note))))
+    }
     if (note) {
       note.code = String(value.code)
       note.message = value.msg
@@ -229,21 +248,23 @@ export function createSignedApi(deps: SignedApiDeps) {
     }
   }
 
-  function answer(path: string, rawText: string, note?: RequestNote): Answer {
+  /** The call as received, up to its signature, which holds: nothing is written before this. */
+  function signedCall(path: string, rawText: string, note?: RequestNote): SignedCall | Answer {
     const route = routes.get(path)!
     let reqId = ''
     try {
-      let raw: JsonObject
+      let read: ReturnType<typeof readReceivedBody>
       try {
-        raw = parseJsonObject(rawText)
+        // the body, its foreign input and its string to sign in one pass (a hostile body costs one parse)
+        read = readReceivedBody(rawText)
       } catch (error) {
         if (error instanceof JsonTooCostlyError) return {code: 10505, msg: `request body: ${error.message}`, data: null, reqId: ''}
         return {code: 10505, msg: `request body is not JSON: ${(error as JsonSyntaxError).message}`, data: null, reqId: ''}
       }
+      const {body: raw, foreign} = read
       // echoed on every answer, the earliest refusals too, when it is one the spec allows
       if (typeof raw.reqId === 'string' && raw.reqId.length <= MAX_REQ_ID_CHARS) reqId = raw.reqId
       // before anything else is read from it (protocol-notes section 1)
-      const foreign = foreignInputProblem(raw)
       if (foreign) return {code: 10506, msg: `${foreign.field}: ${foreign.message}`, data: null, reqId: foreign.field === 'reqId' ? '' : reqId}
       for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
         if (typeof raw[field] !== 'string' || raw[field] === '') fail(10506, `${field}: is required`)
@@ -254,15 +275,25 @@ export function createSignedApi(deps: SignedApiDeps) {
       const appId = typeof raw.appId === 'string' && raw.appId !== '' ? raw.appId : merchant.defaultAppId
       if (!merchant.appIds.includes(appId)) fail(20023, `app ${appId} is not configured for merchant ${merchant.mchNo}`)
       // over every field received, exactly as sent: the same rule as `unipay verify --request`
-      const serverString = canonicalString(raw)
+      const serverString = read.stringToSign
       if (note) note.merchant = merchant.mchNo
       // lenient decoding reads many spellings as one signature: only the canonical one is a signature here
       const notCanonical = canonicalBase64Problem(raw.sign as string)
       if (notCanonical) fail(20052, `sign: not canonical Base64: it ${notCanonical}`)
       if (!verifyString(serverString, raw.sign as string, merchantKey(merchant))) {
         if (note) note.signature = diagnoseReceivedSignature(raw, serverString, raw.sign as string, merchantKey(merchant), rawText)
-        fail(20052, `signature verification failed; server string to sign: ${serverString}`)
+        fail(20052, `signature verification failed; server ${echoedStringToSign(serverString)}`)
       }
+      return {route, raw, merchant, appId, reqId}
+    } catch (error) {
+      if (error instanceof PlatformFailure) return {code: error.code, msg: error.message, data: null, reqId}
+      throw error
+    }
+  }
+
+  /** A signed call from its replay check to the domain's answer; `namesHere`: host names that are this machine. */
+  function carryOut({route, raw, merchant, appId, reqId}: SignedCall, namesHere: ReadonlySet<string> | undefined, note?: RequestNote): Answer {
+    try {
       replay?.check(merchant.mchNo, reqId, typeof raw.nonceStr === 'string' ? raw.nonceStr : undefined, raw.reqTime as string)
       // only once the signature holds: absent values out, undeclared fields ignored, defaults filled
       const fields = route.endpoint === endpoints.alloc && merchant.allocAmountUnit === 'cents' ? allocFieldsInCents : route.endpoint.fields
@@ -289,7 +320,7 @@ export function createSignedApi(deps: SignedApiDeps) {
           fail(20023, `channelMchNo ${plain.channelMchNo} is not configured for merchant ${merchant.mchNo} (its channel merchants: ${configured.join(', ')})`)
         }
       }
-      refuseOwnUrls(plain, deps.publicUrl())
+      refuseOwnUrls(plain, deps.publicUrl(), namesHere)
       const data = route.handle({body: plain, received: raw, merchant, appId, clientIp: typeof plain.clientIp === 'string' ? plain.clientIp : undefined})
       return {code: 0, msg: 'success', data, reqId}
     } catch (error) {

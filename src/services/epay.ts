@@ -5,7 +5,8 @@ import {epayCall, type EpayConfig, type EpayResult} from '../client/epay.js'
 import {UsageError} from '../errors.js'
 import {EPAY_DEVICES, EPAY_MODES, EPAY_V1_PATHS, EPAY_V2_PATHS, EPAY_WALLET_VALUES, epayMoneyToCents, isMode, readWallet, type EpayVersion} from '../protocol/epay-api.js'
 import {MoneyFormatError} from '../protocol/money.js'
-import type {FieldProblem} from '../protocol/schemas.js'
+import {httpUrlProblem} from '../protocol/addresses.js'
+import {unsendableFields, type FieldProblem} from '../protocol/field-rules.js'
 import {generateBusinessNo, outcomeUnknownHint} from './call.js'
 
 interface EpayOptions {
@@ -36,10 +37,10 @@ interface EpayRef {
   outTradeNo?: string
 }
 
-const httpUrl = /^https?:\/\/[^\s]+$/
-
-function check(problems: FieldProblem[]): void {
-  if (problems.length > 0) throw new UsageError('invalid input', problems)
+/** Refuses bad input before anything is sent: the problems found, and what no text field may hold (control characters, lone surrogates), as for /unipay/* calls. */
+function check(problems: FieldProblem[], fields: object): void {
+  const all = [...problems, ...unsendableFields(fields, '')]
+  if (all.length > 0) throw new UsageError('invalid input', all)
 }
 
 function moneyProblem(money: string | undefined, field = 'money'): FieldProblem | undefined {
@@ -67,7 +68,8 @@ function orderProblems(version: EpayVersion, input: EpayOrderInput): FieldProble
   ]
   for (const field of ['notifyUrl', 'returnUrl'] as const) {
     const value = input[field]
-    if (value !== undefined) problems.push(!httpUrl.test(value) ? {field, message: 'must be an http(s) URL'} : lengthProblem(field, value, 200))
+    const problem = value === undefined ? undefined : httpUrlProblem(value)
+    if (value !== undefined) problems.push(problem ? {field, message: problem} : lengthProblem(field, value, 200))
   }
   if (input.device !== undefined && !(EPAY_DEVICES as readonly string[]).includes(input.device)) {
     problems.push({field: 'device', message: `must be one of ${EPAY_DEVICES.join(', ')}`})
@@ -88,7 +90,7 @@ function refProblems(ref: EpayRef): FieldProblem[] {
 
 /** create (or, with submit, the redirect) of V1 or V2. out_trade_no is generated when left out. */
 export async function epayCreate(config: EpayConfig, version: EpayVersion, input: EpayOrderInput, options: EpayOptions & {submit?: boolean} = {}): Promise<EpayResult & {outTradeNo: string}> {
-  check(orderProblems(version, input))
+  check(orderProblems(version, input), input)
   const outTradeNo = input.outTradeNo ?? generateBusinessNo('E')
   const mode = version === 'v2' ? (input.type ?? 'web') : undefined
   const fields: Record<string, string | undefined> = {
@@ -124,14 +126,14 @@ export async function epayCreate(config: EpayConfig, version: EpayVersion, input
 }
 
 export async function epayQuery(config: EpayConfig, version: EpayVersion, ref: EpayRef, options: EpayOptions = {}): Promise<EpayResult> {
-  check(refProblems(ref))
+  check(refProblems(ref), ref)
   const fields = {trade_no: ref.tradeNo, out_trade_no: ref.tradeNo ? undefined : ref.outTradeNo}
   if (version === 'v1') return epayCall(config, {version, path: EPAY_V1_PATHS.query, fields: {act: 'order', ...fields}, kind: 'read', auth: 'key'}, options)
   return epayCall(config, {version, path: EPAY_V2_PATHS.query, fields, kind: 'read'}, options)
 }
 
 export async function epayRefund(config: EpayConfig, input: EpayRef & {money: string; outRefundNo?: string}, options: EpayOptions = {}): Promise<EpayResult & {outRefundNo: string}> {
-  check([...refProblems(input), moneyProblem(input.money), lengthProblem('outRefundNo', input.outRefundNo, 100)].filter((p): p is FieldProblem => p !== undefined))
+  check([...refProblems(input), moneyProblem(input.money), lengthProblem('outRefundNo', input.outRefundNo, 100)].filter((p): p is FieldProblem => p !== undefined), input)
   // Fixed before sending: resending the same out_refund_no can never refund twice.
   const outRefundNo = input.outRefundNo ?? generateBusinessNo('ER')
   const fields = {trade_no: input.tradeNo, out_trade_no: input.tradeNo ? undefined : input.outTradeNo, money: input.money, out_refund_no: outRefundNo}
@@ -145,13 +147,13 @@ export async function epayRefund(config: EpayConfig, input: EpayRef & {money: st
 }
 
 export async function epayRefundQuery(config: EpayConfig, ref: {refundNo?: string; outRefundNo?: string}, options: EpayOptions = {}): Promise<EpayResult> {
-  if (!ref.refundNo && !ref.outRefundNo) throw new UsageError('invalid input', [{field: 'outRefundNo', message: 'give --out-refund-no or --refund-no'}])
+  check(!ref.refundNo && !ref.outRefundNo ? [{field: 'outRefundNo', message: 'give --out-refund-no or --refund-no'}] : [], ref)
   const fields = {refund_no: ref.refundNo, out_refund_no: ref.refundNo ? undefined : ref.outRefundNo}
   return epayCall(config, {version: 'v2', path: EPAY_V2_PATHS.refundQuery, fields, kind: 'read'}, options)
 }
 
 export async function epayClose(config: EpayConfig, ref: EpayRef, options: EpayOptions = {}): Promise<EpayResult> {
-  check(refProblems(ref))
+  check(refProblems(ref), ref)
   const fields = {trade_no: ref.tradeNo, out_trade_no: ref.tradeNo ? undefined : ref.outTradeNo}
   return epayCall(config, {version: 'v2', path: EPAY_V2_PATHS.close, fields, kind: 'action'}, options)
 }

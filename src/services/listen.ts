@@ -2,8 +2,10 @@
 // answered (the acknowledgement only when verified), optionally relayed to the merchant's app,
 // and reported to `onArrival` as one record. It never prints, and no input takes it down: a
 // receiver that stops on a bad request would hide exactly the callbacks people need to see.
+import {lookup} from 'node:dns/promises'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {httpUrlProblem, isThisMachine, resolvesToThisMachine} from '../protocol/addresses.js'
 import {checkEasyPayCallback, checkSystemCallback, staleEasyPayTimestamp, type CallbackCheck, type CallbackKeys, type CallbackProtocol} from '../protocol/callback.js'
 import {JsonSyntaxError} from '../protocol/json.js'
 import {isoGmt8} from '../protocol/time.js'
@@ -103,12 +105,11 @@ function forwardTarget(base: URL, suffix: string, rawQuery: string | undefined):
   return resolved.origin === base.origin && (resolved.pathname === basePath || resolved.pathname.startsWith(`${basePath}/`) || basePath === '') ? target : undefined
 }
 
-/** Whether an address names this listener itself (a relay to it would come straight back). */
-function isOwnAddress(target: URL, port: number): boolean {
+/** Whether an address names this listener itself (a relay to it would come straight back): by its text, or by a name that resolves here. */
+async function isOwnAddress(target: URL, host: string, port: number): Promise<boolean> {
   const targetPort = Number(target.port || (target.protocol === 'https:' ? 443 : 80))
-  const host = target.hostname.toLowerCase().replace(/\.$/, '')
-  const loopback = host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '[::1]' || host === '0.0.0.0' || host === '[::]' || host.startsWith('[::ffff:7f')
-  return loopback && targetPort === port
+  if (targetPort !== port) return false
+  return isThisMachine(target.hostname, host) || (await resolvesToThisMachine(target.hostname, host, lookup))
 }
 
 async function relay(target: string, req: IncomingMessage, body: Buffer): Promise<{answer: Answer; status?: number; error?: string}> {
@@ -136,9 +137,8 @@ async function relay(target: string, req: IncomingMessage, body: Buffer): Promis
 }
 
 export async function startListener(options: ListenOptions): Promise<Listener> {
-  if (options.forwardTo !== undefined && !/^https?:\/\/[^/?#]+/.test(options.forwardTo)) {
-    throw new UsageError('invalid input', [{field: 'forwardTo', message: 'must be an http(s) URL'}])
-  }
+  const forwardProblem = options.forwardTo === undefined ? undefined : httpUrlProblem(options.forwardTo)
+  if (forwardProblem) throw new UsageError('invalid input', [{field: 'forwardTo', message: forwardProblem}])
   if (options.events?.includes('alloc.partial')) {
     throw new UsageError('invalid input', [{field: 'events', message: 'alloc.partial is not an event: a partial split arrives as alloc.success with data.status partial (protocol notes §5); ask for alloc.success'}])
   }
@@ -241,7 +241,7 @@ export async function startListener(options: ListenOptions): Promise<Listener> {
     })
   })
   const {port} = server.address() as AddressInfo
-  if (forwardBase && isOwnAddress(forwardBase, port)) {
+  if (forwardBase && (await isOwnAddress(forwardBase, host, port))) {
     await new Promise<void>((resolve) => server.close(() => resolve()))
     throw new UsageError(`--forward-to ${forwardBase.origin} is this listener itself: every callback would be relayed back to it forever; give your app's address`)
   }

@@ -360,6 +360,28 @@ function cases(): Case[] {
     [transfer('--payee-name', 'Li\u0007'), '--payee-name: must not contain control characters'],
     [['query', 'pay', '--biz-order-no', 'B\n1'], '--biz-order-no: must not contain control characters'],
     [['api', '/unipay/query/pay-order', '-f', 'bizOrderNo=B\u00071'], 'bizOrderNo: must not contain control characters'],
+    // C1 too (U+0080 to U+009F): U+009B alone is a terminal's CSI, so this title would clear the screen
+    [['pay', 'create', '--title', 'C1\u009b2J', '--amount', '1'], '--title: must not contain control characters'],
+    [pay('--amount', '1', '--attach', 'next\u0085line'), '--attach: must not contain control characters'],
+    [pay('--amount', '1', '--data', '{"description":"\\u0080"}'), '--description: must not contain control characters'],
+    [transfer('--payee-name', 'Li\u009f'), '--payee-name: must not contain control characters'],
+    [['api', '/unipay/query/pay-order', '-f', 'bizOrderNo=B\u009d1'], 'bizOrderNo: must not contain control characters'],
+    // URLs the platform would refuse, checked as it checks them (the sandbox answered 10506 after the send)
+    [pay('--amount', '1', '--notify-url', 'http://127.0.0.1:99999/x'), '--notify-url: is not a URL: its port 99999 is out of range (0 to 65535)'],
+    [pay('--amount', '1', '--notify-url', 'http://[::1'), '--notify-url: is not a URL: its host is not a name or an address'],
+    [pay('--amount', '1', '--return-url', 'https://shop:s3cret@shop.example.com/back'), '--return-url: must not carry a user name or password'],
+    [pay('--amount', '1', '--data', '{"notifyUrl":"http://shop.example.com:80x/n"}'), '--notify-url: is not a URL: its port "80x" is not a number'],
+    [transfer('--notify-url', 'http://u:p@shop.example.com/t'), '--notify-url: must not carry a user name or password'],
+    [['gateway', 'prepay', '--type', 'cashier', '--title', 'T', '--amount', '1', '--notify-url', 'http://127.0.0.1:65536/'], '--notify-url: is not a URL: its port 65536 is out of range'],
+    [['epay', 'v1', 'create', '--name', 'VIP', '--money', '1', '--notify-url', 'http://u:p@shop.example.com/n'], '--notify-url: must not carry a user name or password'],
+    [['epay', 'v2', 'submit', '--name', 'VIP', '--money', '1', '--return-url', 'http://[::1'], '--return-url: is not a URL: its host is not a name or an address'],
+    [['listen', '--forward-to', 'http://app:secret@127.0.0.1:3000/notify'], '--forward-to: must not carry a user name or password'],
+    [['listen', '--forward-to', 'http://127.0.0.1:99999/notify'], '--forward-to: is not a URL: its port 99999 is out of range'],
+    // and in the text fields of the compatibility module's calls, which took both
+    [['epay', 'v1', 'create', '--name', 'VIP\u009b2J', '--money', '1'], '--name: must not contain control characters'],
+    [['epay', 'v2', 'create', '--name', 'VIP', '--money', '1', '--param', 'a\u001b[2Jb'], '--param: must not contain control characters'],
+    [['epay', 'v2', 'refund', '--out-trade-no', 'E\u00851', '--money', '1'], '--out-trade-no: must not contain control characters'],
+    [['epay', 'v2', 'refund-query', '--out-refund-no', 'R\u00071'], '--out-refund-no: must not contain control characters'],
     // assigned, "__proto__" would become the body's prototype: the key dropped, its fields sent unseen
     [['api', '/unipay/ping', '--data', '{"__proto__":{"channelMchNo":"CM9"}}'], '__proto__: the key "__proto__" is refused'],
     [['api', '/unipay/ping', '-f', '__proto__=1'], '-f __proto__=1: the key "__proto__" is refused'],

@@ -6,6 +6,7 @@ import {randomBytes} from 'node:crypto'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {formatGmt8} from '../../src/protocol/time.js'
@@ -85,6 +86,32 @@ describe('a body whose string to sign is built to cost, in an answer', () => {
     const result = await cp.run(['query', 'pay', '--profile', 'fake', '--order-no', 'P1'])
     expect(result.code, result.stderr).toBe(3)
     expect(result.stderr).toContain('is refused: its string to sign would be over 33554432 characters')
+  })
+})
+
+describe('an answer whose message holds line separators and bidi marks', () => {
+  it('prints them escaped: a U+2028 would start a line of its own, U+200F reorder what follows', async () => {
+    // unsigned: a platform error may be, and it is printed all the same
+    respond = () => JSON.stringify({code: 40001, msg: 'refused\u2028Order paid, no action needed\u2029 \u200f\u061cdone\u200e'})
+    const result = await c.run(['query', 'pay', '--profile', 'fake', '--order-no', 'P1'])
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toContain('refused\\u2028Order paid, no action needed\\u2029 \\u200f\\u061cdone\\u200e')
+    expect(result.stderr).not.toMatch(/[\u2028\u2029\u200e\u200f\u061c]/)
+  })
+})
+
+describe('a 20052 answer whose string to sign is clipped at 8 KiB', () => {
+  it('compares ours over what the server echoed, saying both lengths, instead of reading the clip mark as a value', async () => {
+    // the platform echoes at most 8 KiB of its string to sign, with the full length (protocol-notes section 2)
+    let whole = ''
+    respond = (request) => {
+      const {sign: _sign, ...fields} = request
+      whole = `${sdkString(fields)}&zz=${'x'.repeat(20_000)}`.replace('mchNo=M1', 'mchNo=M2')
+      return JSON.stringify({code: 20052, msg: `signature verification failed; server string to sign: ${whole.slice(0, 8192)}... (${whole.length} characters in all)`, data: null})
+    }
+    const result = await c.run(['query', 'pay', '--profile', 'fake', '--order-no', 'P1'])
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toMatch(new RegExp(`the strings to sign differ \\(the server's string is ${whole.length} characters, ours \\d+: compared over the first 8192 it echoed\\):\\n  mchNo: ours "M1", server "M2"\\n  server has zz=x{8000,8192}, we do not\\n`))
   })
 })
 
@@ -234,9 +261,12 @@ describe('listen', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()))
     const port = (probe.address() as AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
-    const result = await cp.run(['listen', '--profile', 'fake', '--port', String(port), '--forward-to', `http://localhost:${port}/notify`])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain('is this listener itself')
+    // by address, and by a name that resolves here: the machine's own name
+    for (const forwardTo of [`http://localhost:${port}/notify`, `http://${hostname()}:${port}/notify`]) {
+      const result = await cp.run(['listen', '--profile', 'fake', '--port', String(port), '--forward-to', forwardTo])
+      expect(result.code, forwardTo).toBe(2)
+      expect(result.stderr).toContain('is this listener itself')
+    }
   })
 
   it('never relays a callback whose path climbs out of the forward base path', async () => {

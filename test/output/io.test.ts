@@ -15,12 +15,19 @@ function capture(): {sink: Sink; out: string[]; err: string[]} {
 }
 
 // eslint-disable-next-line no-control-regex -- what must never reach a terminal
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 describe('printable output', () => {
   it('shows every control character as a visible \\u escape, keeping line feeds and tabs', () => {
     expect(printable(HOSTILE)).toBe('pay\\u001b]0;owned\\u0007\\u001b[2J\\u001b[32mverified\\u001b[0m\\u009b31m\\u202eevil')
     expect(printable('a\tb\nc\r\n')).toBe('a\tb\nc\\u000d\n')
+  })
+
+  it('shows the line and paragraph separators and every bidi mark escaped, and keeps the joiners emoji are made of', () => {
+    // U+2028 breaks a line in many terminals and editors where none is seen; U+061C, U+200E and
+    // U+200F reorder what follows as the overrides do
+    expect(printable('a\u2028b\u2029c\u061cd\u200ee\u200ff\u2066g\u2069')).toBe('a\\u2028b\\u2029c\\u061cd\\u200ee\\u200ff\\u2066g\\u2069')
+    expect(printable('\u{1f468}\u200d\u{1f469}\u200d\u{1f467} \u200c')).toBe('\u{1f468}\u200d\u{1f469}\u200d\u{1f467} \u200c')
   })
 
   it('the Io makes stdout and stderr printable; only what the CLI drew itself passes as is', () => {

@@ -6,6 +6,7 @@ import {parse as losslessParse} from 'lossless-json'
 import {describe, expect, it} from 'vitest'
 import {isLosslessNumber, JsonNumberTooLongError, JsonRepeatedKeyError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, parseJsonObject, StringToSignTooLongError, type JsonValue} from '../../src/protocol/json.js'
 import {MAX_STRING_TO_SIGN_CHARS} from '../../src/protocol/canonical.js'
+import {generate, random} from '../helpers/json-texts.js'
 
 /**
  * What a text holds, numbers as JS numbers, for a text JSON.parse takes. Not JSON.parse's own
@@ -24,45 +25,6 @@ function asJsonParse(value: JsonValue): unknown {
     return out
   }
   return value
-}
-
-/** A small deterministic generator (mulberry32), so a failure names a seed that repeats it. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const PIECES = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\t', '\u0001', '\u001f', '中', '€', '\ud83d\ude00', '\ud800', '\udc00', 'é', '&', '=', '.', '[', '__proto__']
-const NUMBERS = ['0', '-0', '1', '-1', '12.50', '1990000000000000001', '0.1', '1e3', '1E-7', '-2.500e+2', '100.0', '9007199254740993']
-const WHITE = ['', ' ', '\n', '\t', '\r\n  ']
-
-function generate(next: () => number, depth: number): string {
-  const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)]
-  const ws = () => pick(WHITE)
-  const kind = depth > 4 ? Math.floor(next() * 4) : Math.floor(next() * 6)
-  switch (kind) {
-    case 0: {
-      const text = Array.from({length: Math.floor(next() * 5)}, () => pick(PIECES)).join('')
-      // JSON.stringify escapes as a sender would; some senders escape more (\u00e9, \/)
-      return next() < 0.5 ? JSON.stringify(text) : JSON.stringify(text).replace(/é/g, '\\u00e9').replace(/\//g, '\\/')
-    }
-    case 1:
-      return pick(NUMBERS)
-    case 2:
-      return pick(['true', 'false', 'null'])
-    case 3:
-      return pick(['"reqId"', '"12.50"', '""'])
-    case 4:
-      return `[${ws()}${Array.from({length: Math.floor(next() * 4)}, () => `${ws()}${generate(next, depth + 1)}${ws()}`).join(',')}]`
-    default: {
-      const keys = [...new Set(Array.from({length: Math.floor(next() * 4)}, () => JSON.stringify(pick(PIECES) + pick(PIECES))))]
-      return `{${ws()}${keys.map((key) => `${ws()}${key}${ws()}:${ws()}${generate(next, depth + 1)}${ws()}`).join(',')}}`
-    }
-  }
 }
 
 describe('parseJson', () => {

@@ -4,6 +4,7 @@ import {randomBytes} from 'node:crypto'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {rawPage, signIn} from '../helpers/dashboard.js'
+import {sdkCommon, sdkSigned, unique} from '../helpers/sdk.js'
 import {useCallbackReceiver, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 
 const t = useTestSandbox()
@@ -39,6 +40,19 @@ describe('dashboard', () => {
     await waitFor(() => receiver.received.some((r) => r.body.includes(order.orderNo)))
     const after = await page('GET')
     expect(after.text).toMatch(new RegExp(`pay\\.success<br><code class="hint">[^<]+</code></td><td><code>${receiver.url.replace(/[.]/g, '\\.')}`))
+  })
+
+  it('shows a title\'s control characters as text: the page fetched to a terminal carries no raw ESC or BEL', async () => {
+    // the sandbox takes what the platform takes (a title with control characters, which our own
+    // client refuses to send: an outside signer sends it), and shows it inert
+    const bizOrderNo = unique('D')
+    const body = sdkSigned({...sdkCommon(), bizOrderNo, title: 'Tea\u001b]0;owned\u0007\u001b[2J\u009b31m\u202eevil', amount: 250, method: 'walletA_qr'}, t.merchantPem)
+    expect((await t.post(endpoints.pay.path, body)).body.code).toBe(0)
+    const text = (await page('GET')).text
+    expect(text).toContain(bizOrderNo)
+    expect(text).toContain('Tea\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\u202eevil')
+    // eslint-disable-next-line no-control-regex -- what must not be in the page
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202e]/)
   })
 
   it('settles a refund and resends a callback', async () => {

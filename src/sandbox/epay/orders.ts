@@ -62,7 +62,7 @@ function methodFor(mode: EpayMode | undefined, wallet: EpayWallet | undefined, d
 }
 
 /** create and submit: the order, or the one already made with the same out_trade_no and parameters. */
-export function createOrder(ctx: EpayContext, version: EpayVersion, params: Params, merchant: StoredMerchant, browser = false): PayOrder {
+export function createOrder(ctx: EpayContext, version: EpayVersion, params: Params, merchant: StoredMerchant, browser = false, namesHere?: ReadonlySet<string>): PayOrder {
   const {store, pay} = ctx
   const payment = paymentOf(version, params, browser)
   const amount = moneyOf(params)
@@ -84,7 +84,7 @@ export function createOrder(ctx: EpayContext, version: EpayVersion, params: Para
   if (problems.length > 0) fail(10506, describeProblems(problems))
   // the rule of the /unipay/* notifyUrl and returnUrl: no credentials in them, never the sandbox itself
   for (const param of ['notify_url', 'return_url']) {
-    const refusal = params[param] ? urlRefusal(params[param], ctx.publicUrl()) : undefined
+    const refusal = params[param] ? urlRefusal(params[param], ctx.publicUrl(), namesHere) : undefined
     if (refusal) fail(10506, `${param}: ${refusal}`)
   }
   const {mode, word: wallet} = payment

@@ -3,6 +3,7 @@
 // unsigned; success is code 1 and failure -1, as V1 clients test (protocol-notes section 7).
 import {timingSafeEqual} from 'node:crypto'
 import {EPAY_V2_PATHS, EPAY_V2_PREFIX} from '../../protocol/epay-api.js'
+import {echoedStringToSign} from '../../protocol/envelope.js'
 import {md5KeyTailExplanation} from '../../protocol/epay-diagnose.js'
 import {epayStringToSign, md5Matches, type Md5KeyForm} from '../../protocol/epay.js'
 import {fail} from '../errors.js'
@@ -29,7 +30,7 @@ export function checkV1(ctx: EpayContext, params: Params): StoredMerchant {
   }
   const tail = md5KeyTailExplanation(text, params.sign, secret.md5Key, form)
   const shown = form === 'direct' ? `${text}{MD5 key}` : `${text}&key={MD5 key}`
-  return fail(20052, `signature verification failed (MD5)${tail ? `: ${tail}` : ''}; server string to sign: ${shown}`)
+  return fail(20052, `signature verification failed (MD5)${tail ? `: ${tail}` : ''}; server ${echoedStringToSign(shown)}`)
 }
 
 /** api.php: act=order, authenticated by the plain `key` parameter (compared with the MD5 key). V1 has no refund. */

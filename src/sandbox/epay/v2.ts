@@ -4,6 +4,7 @@
 // and submit (orders.ts): refund, refund query and close, answered in epay words and yuan.
 import {EPAY_TIMESTAMP_WINDOW_SECONDS} from '../../protocol/epay-api.js'
 import {diagnoseEpayRsa} from '../../protocol/epay-diagnose.js'
+import {echoedStringToSign} from '../../protocol/envelope.js'
 import {endpoints} from '../../protocol/endpoints.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {checkFields, type RefundRequest} from '../../protocol/schemas.js'
@@ -58,7 +59,7 @@ export function checkV2(ctx: EpayContext, params: Params, action: string): Store
   if (!diagnosis.verified) {
     // the cause first: clients read the server's string as everything after "string to sign: "
     const cause = diagnosis.matchingString === undefined ? '' : `: likeliest cause: ${diagnosis.explanation}`
-    fail(20052, `signature verification failed (RSA, the merchant public key)${cause}; server string to sign: ${diagnosis.expectedString}`)
+    fail(20052, `signature verification failed (RSA, the merchant public key)${cause}; server ${echoedStringToSign(diagnosis.expectedString)}`)
   }
   const offBy = Number(timestamp) - ctx.realSeconds()
   if (ctx.timestampChecks !== false && Math.abs(offBy) > EPAY_TIMESTAMP_WINDOW_SECONDS) {
