@@ -34,6 +34,21 @@ describe('the layers', () => {
   })
 })
 
+describe('docs/ARCHITECTURE.md, "Modules"', () => {
+  const doc = readFileSync(DOC, 'utf8')
+  const section = doc.slice(doc.indexOf('## Modules'), doc.indexOf('## Layers'))
+  /** The modules a part's paragraph names, by their paths in the part (`file.ts`, `folder/file.ts`). */
+  const named = (part: string): string[] => {
+    const paragraph = new RegExp(`\\*\\*\`${part}/\`\\*\\*:([\\s\\S]*?)(?:\\n\\n|$)`).exec(section)?.[1] ?? ''
+    return [...paragraph.matchAll(/`([\w./-]+\.ts)`/g)].map((match) => match[1])
+  }
+
+  it.each(readdirSync(SRC).filter((part) => part !== 'commands' && part !== 'errors.ts'))('names every module of %s/, and only those', (part) => {
+    const files = filesIn(join(SRC, part)).map((file) => file.slice(join(SRC, part).length + 1)).sort()
+    expect([...new Set(named(part))].sort()).toEqual(files)
+  })
+})
+
 describe('file sizes', () => {
   it('keeps every module of src/ under about 400 lines', () => {
     const long = filesIn(SRC)

@@ -1,4 +1,4 @@
-// `transfer batch` as an operator leaves it to cron: the README recipe on two days, re-runs,
+// `transfer batch` as an operator leaves it to cron: the batch guide's recipe on two days, re-runs,
 // rows left processing, an unreachable platform, interruptions, header problems and reports.
 import {execFileSync, spawn} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
@@ -11,7 +11,7 @@ import {onTerminal, terminal} from '../helpers/pty.js'
 import {runtimeIn, sandboxTransfers, waitFor} from '../helpers/sandbox.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
-const README = fileURLToPath(new URL('../../README.md', import.meta.url))
+const GUIDE = fileURLToPath(new URL('../../docs/guides/batch.md', import.meta.url))
 
 let c: Cli
 let sandboxUrl = ''
@@ -40,9 +40,9 @@ function payoutFile(accounts: string[], name = `f${++fileCount}.csv`, dir = c.di
 }
 const accounts = (prefix: string, n: number) => Array.from({length: n}, (_, i) => `2088${prefix}${fileCount}x${i}`)
 
-describe('the README cron recipe', () => {
+describe('the batch guide\'s cron recipe', () => {
   it('runs under cron\'s environment (env -i PATH=/usr/bin:/bin) on three days: a new file (exit 0, no mail), another (exit 5, mailed), the first file again (refused, mailed)', async () => {
-    const readme = readFileSync(README, 'utf8')
+    const readme = readFileSync(GUIDE, 'utf8')
     const recipe = /In cron[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
     const dir = join(c.dir, 'payouts')
     mkdirSync(dir)
@@ -50,7 +50,7 @@ describe('the README cron recipe', () => {
     const mail = join(c.dir, 'mail')
     writeFileSync(mail, `#!/bin/sh\n{ echo "mail $*"; cat; } >> "${mailLog}"\n`)
     chmodSync(mail, 0o755)
-    // the two paths the README says to write in, and a stand-in for the system's mail
+    // the two paths the guide says to write in, and a stand-in for the system's mail
     const script = recipe
       .replace(/^NODE=\S+/m, `NODE=${process.execPath}`)
       .replace(/^UNIPAY=\S+/m, `UNIPAY=${BIN}`)

@@ -1,4 +1,4 @@
-// The epay commands and the local sandbox as a shop's own epay client meets them: README's
+// The epay commands and the local sandbox as a shop's own epay client meets them: the epay guide's
 // compatibility section run as written, what `sandbox credentials` gives such a client (and the
 // client working from exactly that), a sign made with a newline after the MD5 key diagnosed in
 // `sandbox logs`, V1's code 1 / -1 through `epay v1`, refundmoney in `epay v2 query`'s table,
@@ -17,7 +17,7 @@ import {runtimeIn, waitFor} from '../helpers/sandbox.js'
 import {epayV2Sign, epayV2Verify} from '../helpers/sdk.js'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
-const README = fileURLToPath(new URL('../../README.md', import.meta.url))
+const GUIDE = fileURLToPath(new URL('../../docs/guides/epay.md', import.meta.url))
 
 let c: Cli
 beforeAll(async () => {
@@ -39,10 +39,10 @@ async function form(url: string, params: Record<string, string>): Promise<Record
   return (await response.json()) as Record<string, any>
 }
 
-describe("README's compatibility section", () => {
+describe('the epay guide (docs/guides/epay.md)', () => {
   it('runs as written (the files it names stand for the reader\'s own)', async () => {
-    const readme = readFileSync(README, 'utf8')
-    const script = /## epay shops: the compatibility module\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
+    const readme = readFileSync(GUIDE, 'utf8')
+    const script = /# epay shops: the compatibility module\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
     const dir = join(c.dir, 'readme-epay')
     const bin = join(dir, 'bin')
     mkdirSync(bin, {recursive: true})

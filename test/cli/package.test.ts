@@ -91,15 +91,22 @@ afterAll(() => {
 })
 
 describe('the package', () => {
-  it('carries the compiled CLI, its manifest, README, LICENSE, CHANGELOG and every file README links to, and no sources', () => {
+  it('carries the compiled CLI, its manifest, README, LICENSE, CHANGELOG, the guides and every file they link to, and no sources', () => {
     for (const file of ['bin/run.js', 'dist/commands/pay/create.js', 'dist/sandbox/main.js', 'oclif.manifest.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/commands/pay.md', 'docs/performance.md']) {
       expect(tarballFiles, file).toContain(file)
     }
     for (const file of tarballFiles) expect(file).not.toMatch(/^(src|test|scripts|node_modules)\/|^bin\/dev\.js$|\.ts$/)
-    const readme = readFileSync(join(unpacked, 'package', 'README.md'), 'utf8')
-    const links = [...readme.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((match) => match[1]).filter((target) => !/^[a-z]+:/.test(target))
-    expect(links.length).toBeGreaterThan(20)
-    for (const link of links) expect(tarballFiles, `README links to ${link}`).toContain(relative('.', link))
+    // README and the guides it links to: every file they link to is in the package too
+    const docs = ['README.md', ...tarballFiles.filter((file) => file.startsWith('docs/guides/'))]
+    expect(docs.length).toBeGreaterThan(5)
+    let count = 0
+    for (const doc of docs) {
+      const text = readFileSync(join(unpacked, 'package', doc), 'utf8')
+      const links = [...text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((match) => match[1]).filter((target) => !/^[a-z]+:/.test(target))
+      count += links.length
+      for (const link of links) expect(tarballFiles, `${doc} links to ${link}`).toContain(relative('.', join(dirname(doc), link)))
+    }
+    expect(count).toBeGreaterThan(20)
   })
 
   it('is publishable (Apache-2.0, not private) and runs nothing at install time', () => {

@@ -1,5 +1,5 @@
 // The integrator's own backend against the sandbox: credentials, a port that stays, the
-// foreground mode, every sandbox command reaching the sandbox the user started (README's recipe
+// foreground mode, every sandbox command reaching the sandbox the user started (the backend guide's recipe
 // run as written), and the request log that explains a refused signature.
 import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
@@ -273,13 +273,13 @@ function foreground(command: string, options: {cwd: string; env: NodeJS.ProcessE
   })
 }
 
-describe('README: "Testing your own backend ... against the sandbox"', () => {
+describe('the backend guide: "Testing your own backend ... against the sandbox"', () => {
   it('names every setting `sandbox credentials` prints, and no file the credentials do not name', async () => {
     const printed = (await c.run(['sandbox', 'credentials'])).stdout
     const labels = [...printed.matchAll(/^(\w+)\t/gm)].map((match) => match[1])
     expect(labels).toEqual(expect.arrayContaining(['baseUrl', 'merchantPrivateKeyBase64File', 'epayPid', 'epayV1Md5KeyFile']))
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    const from = readme.indexOf('### Testing your own backend')
+    const readme = readFileSync(join(ROOT, 'docs/guides/backend.md'), 'utf8')
+    const from = readme.indexOf('## Testing your own backend')
     const section = readme.slice(from, readme.indexOf('\n## ', from))
     const named = new Set([...section.matchAll(/`(\w+)`/g)].map((match) => match[1]))
     expect(labels.filter((label) => !named.has(label))).toEqual([])
@@ -287,7 +287,7 @@ describe('README: "Testing your own backend ... against the sandbox"', () => {
   })
 })
 
-describe('README: "Use the sandbox from your own backend", run as written', () => {
+describe('the backend guide: "Use the sandbox from your own backend", run as written', () => {
   // Every `sh` line of the section runs in order, in bash, in an empty folder, with `unipay` on
   // PATH (bin/run.js) and this test's private HOME. The recipe's ports (8720 the sandbox, 8730
   // listen, 3000 your backend) are swapped for ports free at test time; nothing else changes.
@@ -319,8 +319,8 @@ describe('README: "Use the sandbox from your own backend", run as written', () =
     try {
       const ports: Record<string, string> = {'8720': String(await freePort()), '8730': String(await freePort()), '3000': String(await freePort())}
       await new Promise<void>((resolve) => app.listen(Number(ports['3000']), '127.0.0.1', () => resolve()))
-      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-      const from = readme.indexOf('### Use the sandbox from your own backend')
+      const readme = readFileSync(join(ROOT, 'docs/guides/backend.md'), 'utf8')
+      const from = readme.indexOf('## Use the sandbox from your own backend')
       const section = readme.slice(from, readme.slice(from + 4).search(/\n#{2,3} /) + from + 4)
       const lines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).filter((line) => line.trim())
       expect(lines.length).toBeGreaterThanOrEqual(5)

@@ -1,4 +1,4 @@
-// README's script recipes (section "Scripts: pipes and --json") run as written against the
+// The support guide's script recipes (docs/guides/support.md, "Scripts: pipes and --json") run as written against the
 // local sandbox: a failed refund and its reason through cut and jq, a sum with awk, one field of a
 // record, and a check that an answer was verified with no warning.
 import {spawn} from 'node:child_process'
@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
 import {waitFor} from '../helpers/sandbox.js'
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url))
+const GUIDE = fileURLToPath(new URL('../../docs/guides/support.md', import.meta.url))
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 let c: Cli
@@ -35,9 +35,9 @@ afterAll(async () => {
   await c.cleanup()
 })
 
-describe('README, Scripts', () => {
+describe('the support guide, Scripts', () => {
   it('the recipes run as written and print raw values', async () => {
-    const readme = readFileSync(README, 'utf8')
+    const readme = readFileSync(GUIDE, 'utf8')
     const script = /## Scripts: pipes and `--json`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
     const bin = join(c.dir, 'bin')
     mkdirSync(bin)
