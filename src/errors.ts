@@ -44,6 +44,11 @@ export class PlatformError extends UnipayError {
   }
 }
 
+/** An answer whose signature does not verify: the platform key in force is the first suspect. */
+export const NOT_VERIFIED = 'the answer\'s signature does not verify with the platform public key: it was altered or signed with another key'
+
+export const isKeyMismatch = (error: unknown): error is SignatureError => error instanceof SignatureError && error.message === NOT_VERIFIED
+
 export class SignatureError extends UnipayError {
   readonly exitCode = 3
   readonly kind = 'signature'

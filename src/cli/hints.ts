@@ -1,6 +1,6 @@
 // Next steps for errors that depend on the settings in force: which key verified (and where
 // the right one comes from), which profile and address were asked.
-import {PlatformError, SignatureError, type UnipayError} from '../errors.js'
+import {isKeyMismatch, PlatformError, type UnipayError} from '../errors.js'
 import {keyFingerprint} from '../protocol/keys.js'
 import type {ResolvedProfile, Source} from '../profiles/resolve.js'
 
@@ -23,7 +23,7 @@ export function describePlatformKey(profile: ResolvedProfile): string {
 /** A hint for `error`, or undefined when the settings add nothing. */
 export function settingsHint(error: UnipayError, profile: ResolvedProfile): string | undefined {
   const where = `profile ${profile.name} (mchNo ${profile.settings.mchNo ?? '-'}) at ${profile.settings.baseUrl ?? '-'}`
-  if (error instanceof SignatureError && /does not verify with the platform public key/.test(error.message)) {
+  if (isKeyMismatch(error)) {
     const source =
       profile.environment === 'local' || profile.sources.baseUrl === 'local sandbox'
         ? 'the local sandbox\'s key is printed by `unipay sandbox status --json` (platformPublicKey)'

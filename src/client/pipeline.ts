@@ -10,7 +10,7 @@ import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, PROTO_KEY_REFUSED, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
-import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
+import {NOT_VERIFIED, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 
 export interface ClientConfig {
   baseUrl: string
@@ -190,7 +190,7 @@ async function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, r
   const verified = config.verify ? read.verified : undefined
   if (config.verify) {
     if (read.verified === false) {
-      throw new SignatureError('the answer\'s signature does not verify with the platform public key: it was altered or signed with another key', body)
+      throw new SignatureError(NOT_VERIFIED, body)
     }
     if (read.verified === undefined && read.signature && !config.platformKey) {
       throw new SignatureError('no platform public key to verify the answer with: set one in the profile, or pass --no-verify', body)

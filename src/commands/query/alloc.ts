@@ -1,6 +1,6 @@
 import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
-import {display, status, type Cell} from '../../output/format.js'
+import {display, status, time, type Cell} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord, renderRows} from '../../output/table.js'
 import {centsToYuan, yuanToCents} from '../../protocol/money.js'
@@ -42,7 +42,7 @@ export default class QueryAlloc extends BaseCommand {
       this.io.out(
         renderRows(
           ['receiverType', 'receiverAccount', 'receiverName', 'amount (yuan)', 'result', 'errorMsg', 'finishTime'],
-          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount, unit), status(d.result), display(d.errorMsg), display(d.finishTime)]),
+          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount, unit), status(d.result), display(d.errorMsg), time(d.finishTime)]),
           this.io.stdoutTty,
           tableOptions(flags, (m) => this.notice(m), ['receiverAccount', 'amount (yuan)', 'result', 'receiverName', 'errorMsg', 'finishTime', 'receiverType']),
         ),
