@@ -49,6 +49,12 @@ export const NOT_VERIFIED = 'the answer\'s signature does not verify with the pl
 
 export const isKeyMismatch = (error: unknown): error is SignatureError => error instanceof SignatureError && error.message === NOT_VERIFIED
 
+/** What was asked for is nowhere: the platform has no record of it (exit 1, as its own "not found" is). */
+export class NotFoundError extends UnipayError {
+  readonly exitCode = 1
+  readonly kind = 'not-found'
+}
+
 export class SignatureError extends UnipayError {
   readonly exitCode = 3
   readonly kind = 'signature'
@@ -75,6 +81,12 @@ export class TransportError extends UnipayError {
 export class ConfigError extends UnipayError {
   readonly exitCode = 2
   readonly kind = 'config'
+}
+
+/** A file the run writes could not be written once the run was under way (sysexits' EX_IOERR). */
+export class LocalFileError extends UnipayError {
+  readonly exitCode = 74
+  readonly kind = 'file'
 }
 
 /** SIGINT or SIGTERM before anything was sent: exit as the shell reports the signal (130, 143). */

@@ -84,7 +84,8 @@ export abstract class BaseCommand extends Command {
 
   /** The profile of this run once resolved, for hints on errors. */
   private resolved?: ResolvedProfile
-  private readonly warned = new Set<string>()
+  /** The warnings of this run, for the --json document. */
+  protected readonly warned = new Set<string>()
 
   /** The exit code this run ends with; read by tests that run commands in-process. */
   exitCode = 0

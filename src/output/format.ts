@@ -2,7 +2,7 @@
 // is a Glossed cell: `value (gloss)` on a terminal, the value alone when piped, so that a script
 // reads the word and the cents the platform sent. Unknown values are shown as they came (the
 // platform may add enum values).
-import {centsToYuan} from '../protocol/money.js'
+import {centsToYuan, yuanToCents} from '../protocol/money.js'
 import {STATUS_WORDS} from '../protocol/enums.js'
 import {formatGmt8, parseGmt8} from '../protocol/time.js'
 
@@ -59,4 +59,13 @@ export function display(value: unknown): string {
     return JSON.stringify(value)
   }
   return String(value)
+}
+
+/** Allocation amounts (total and receivers) in the profile's unit: yuan numbers (6, 3.5) or cents; shown as yuan with two decimals. */
+export function allocYuan(value: unknown, unit: 'yuan' | 'cents'): string {
+  try {
+    return unit === 'cents' ? centsToYuan(BigInt(display(value))) : centsToYuan(yuanToCents(display(value)))
+  } catch {
+    return display(value)
+  }
 }

@@ -104,7 +104,7 @@ function wrap(line: string, width: number): string[] {
 }
 
 /** Wraps prose at spaces where it can (a reason, a message), hard-wrapping a word longer than a line. */
-function wrapWords(text: string, width: number): string[] {
+export function wrapWords(text: string, width: number): string[] {
   const lines: string[] = []
   let current = ''
   for (const word of text.split(' ')) {

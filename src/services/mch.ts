@@ -109,7 +109,8 @@ export async function allRefunds(config: ManagementConfig, filters: RefundFilter
     const page = await refundPage(config, filters, current, options.size)
     records.push(...page.records)
     if (options.limit !== undefined && records.length >= options.limit) return {...page, records: records.slice(0, options.limit)}
-    if (page.records.length < options.size || records.length >= page.total) return {...page, records}
+    // a short page is the last, by the size the platform answered with (it may cap the one asked for)
+    if (page.records.length < (page.size > 0 ? page.size : options.size) || records.length >= page.total) return {...page, records}
   }
 }
 
