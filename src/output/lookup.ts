@@ -60,7 +60,9 @@ export interface StoryView {
 
 function recordBlock(record: StoryRecord, view: StoryView, width: number): string {
   const kind = record.kind as Exclude<RecordKind, 'callback'>
-  const rows = SCREEN_FIELDS[kind].filter((field) => display(record.data[field]) !== '').map((field): [string, Cell] =>
+  // once paid, when it would have expired no longer matters
+  const shown = SCREEN_FIELDS[kind].filter((field) => display(record.data[field]) !== '' && !(field === 'expiredTime' && display(record.data.payTime) !== ''))
+  const rows = shown.map((field): [string, Cell] =>
     kind === 'alloc' && field === 'amount' ? ['amount (yuan)', allocYuan(record.data.amount, view.allocUnit)] : [field, fieldCell(field, record.data[field])],
   )
   return [...prose(`${NAMES[kind][0][0].toUpperCase()}${nameOf(record).slice(1)} · ${stateOf(record)}`, width), renderRecord(rows, true, width)].join('\n')

@@ -163,14 +163,14 @@ async function refundsOf(b: Builder, payment: StoryRecord): Promise<void> {
   if (['wait', 'progress', 'processing', 'init', 'close', 'cancel', 'fail', 'timeout'].includes(status)) return
   const config = b.deps.management()
   const login = b.options.command(['mch', 'login', '--account', 'ACCOUNT'], true)
-  if (!config.token) return b.warn(`refunds not shown: no management API session; they come with one: ${login}`)
+  if (!config.token) return b.warn(`refunds not shown, no session: ${login}`)
   const tradeNo = text(payment.data.tradeNo)
   const [field, value] = tradeNo ? ['tradeNo', tradeNo] : ['bizOrderNo', text(payment.data.bizOrderNo)]
   try {
     const page = await allRefunds(config, {[field]: value}, {size: REFUND_PAGE_SIZE})
     for (const record of page.records) if (text(record[field]) === value) b.add('refund', {state: 'unsigned', source: MANAGEMENT_REFUNDS, data: record})
   } catch (error) {
-    if (error instanceof SessionError) return b.warn(`refunds not shown: ${error.message}; log in again: ${login}`)
+    if (error instanceof SessionError) return b.warn(`refunds not shown: ${error.message}; ${login}`)
     if (!(error instanceof UnipayError)) throw error
     b.warn(`refunds not shown: ${error.message}`)
   }

@@ -58,7 +58,7 @@ const EVENTS: Record<RecordKind, (data: JsonObject) => Events> = {
     return [
       // a gateway order's trade (its number the gateway order's) is made when the payer pays: its payTime
       [isDirectPayment(text(data.orderNo)) || text(data.createTime) ? created(data, 'orderNo') : undefined, `${name} created, ${yuan(text(data.amount))}`],
-      [gmt8(text(data.payTime)), `${name} paid, ${yuan(paid)}${text(data.method) ? ` (${text(data.method)})` : ''}`],
+      [gmt8(text(data.payTime)), `${name} paid, ${yuan(paid)}`],
       [gmt8(text(data.closeTime)), `${name} ${word(status)}${reason(data)}`],
       [status === 'timeout' && !text(data.closeTime) ? gmt8(text(data.expiredTime)) : undefined, `${name} expired`],
     ]
@@ -74,7 +74,7 @@ const EVENTS: Record<RecordKind, (data: JsonObject) => Events> = {
   refund(data) {
     const name = `refund ${text(data.bizRefundNo) || text(data.refundNo)}`
     return [
-      [created(data, 'refundNo'), `${name} requested, ${yuan(text(data.amount))}${text(data.reason) ? ` (${text(data.reason)})` : ''}`],
+      [created(data, 'refundNo'), `${name} requested, ${yuan(text(data.amount))}`],
       [gmt8(text(data.finishTime)), `${name} ${word(text(data.status))}${reason(data)}`],
     ]
   },
