@@ -6,7 +6,7 @@ import {centsToYuan, yuanToCents} from '../protocol/money.js'
 import {STATUS_WORDS} from '../protocol/enums.js'
 import {formatGmt8, parseGmt8} from '../protocol/time.js'
 
-export interface Glossed {
+interface Glossed {
   value: string
   gloss: string
 }

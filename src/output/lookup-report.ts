@@ -9,7 +9,7 @@ import {display} from './format.js'
 import {matchedLines} from './lookup.js'
 
 /** A value as a code span: a fence longer than any run of backticks in it, so nothing closes it early. */
-export function code(value: string): string {
+function code(value: string): string {
   const text = printableValue(value)
   if (text === '') return '(empty)'
   let longest = 0

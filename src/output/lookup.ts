@@ -52,7 +52,7 @@ export function matchedLines(story: Story): string[] {
   return story.matched.map(({kind, record}) => `${story.number} is the ${kind} of ${nameOf(story.records[record])}`)
 }
 
-export interface StoryView {
+interface StoryView {
   /** The profile's allocation amount unit (an allocation's amounts are not cents). */
   allocUnit: 'yuan' | 'cents'
   width?: number

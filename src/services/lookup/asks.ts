@@ -63,7 +63,7 @@ function send(client: ClientConfig, ask: Ask, number: string): Promise<CallResul
   }
 }
 
-export const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
+const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
 
 /**
  * Asks one query. Transport failures and platform errors that say nothing about the number

@@ -41,7 +41,7 @@ export interface Story {
   unbelievable: string[]
 }
 
-export interface LookupDeps {
+interface LookupDeps {
   client: ClientConfig
   /** The management API, once the platform was reached; no token: no session. */
   management: () => ManagementConfig
@@ -49,7 +49,7 @@ export interface LookupDeps {
   localSandbox: () => Promise<SandboxRuntime | undefined>
 }
 
-export interface LookupOptions {
+interface LookupOptions {
   /** A bizTransferNo's channel: one lookup instead of one per channel. */
   channel?: string
   /** Try every kind and show each match. */
