@@ -8,7 +8,7 @@ import {stringifyJson, toPlain} from '../protocol/json.js'
 import {counted} from '../protocol/plural.js'
 import {formatGmt8} from '../protocol/time.js'
 import {reportTarget, writeReport} from '../services/lookup/report-file.js'
-import {localSandboxOf, lookup, type Story} from '../services/lookup/story.js'
+import {lookup, type Story} from '../services/lookup/story.js'
 
 /** The story as --json prints it under `data` (its warnings are the document's own). */
 export type LookupResult = Omit<Story, 'warnings'>
@@ -43,21 +43,17 @@ Exit codes: 0 found and verified (parts that could not be fetched are warnings);
     const report = flags.report === undefined ? undefined : reportTarget(flags.report)
     const context = await this.context(flags)
     const words = profileWords(flags)
-    const story = await lookup(
-      {
-        client: context.client,
-        management: () => ({baseUrl: context.client.baseUrl, token: context.profile.settings.token, debug: context.client.debug, timeoutMs: context.client.timeoutMs}),
-        localSandbox: () => localSandboxOf(context.profile, this.config.dataDir),
-      },
-      args.number,
-      {channel: flags.channel, all: flags.all, command: (command, api) => commandLine(api ? [...command, ...words] : command)},
-    )
+    const story = await lookup({context, where: {home: this.config.dataDir, env: process.env}}, args.number, {
+      channel: flags.channel,
+      all: flags.all,
+      command: (command, api) => commandLine(api ? [...command, ...words] : command),
+    })
     const {warnings, ...data} = story
     for (const warning of warnings) this.warning(warning)
     const failed = story.records.filter((record) => record.state === 'failed verification').length + story.unbelievable.length
     const exitCode = failed > 0 ? 3 : 0
     if (this.json) this.io.out(stringifyJson({ok: exitCode === 0, exitCode, data, warnings: [...this.warned]}, 2))
-    else this.io.out(renderStory(story, this.io.stdoutTty, {allocUnit: context.profile.settings.allocAmountUnit ?? 'yuan'}))
+    else this.io.out(renderStory(story, this.io.stdoutTty))
     if (failed > 0) this.notice(`${counted(failed, 'answer')} failed verification (marked): checked with the ${describePlatformKey(context.profile)}`)
     if (report) {
       const {name, settings} = context.profile

@@ -52,18 +52,13 @@ export function matchedLines(story: Story): string[] {
   return story.matched.map(({kind, record}) => `${story.number} is the ${kind} of ${nameOf(story.records[record])}`)
 }
 
-interface StoryView {
-  /** The profile's allocation amount unit (an allocation's amounts are not cents). */
-  allocUnit: 'yuan' | 'cents'
-  width?: number
-}
-
-function recordBlock(record: StoryRecord, view: StoryView, width: number): string {
+function recordBlock(record: StoryRecord, width: number): string {
   const kind = record.kind as Exclude<RecordKind, 'callback'>
   // once paid, when it would have expired no longer matters
   const shown = SCREEN_FIELDS[kind].filter((field) => display(record.data[field]) !== '' && !(field === 'expiredTime' && display(record.data.payTime) !== ''))
   const rows = shown.map((field): [string, Cell] =>
-    kind === 'alloc' && field === 'amount' ? ['amount (yuan)', allocYuan(record.data.amount, view.allocUnit)] : [field, fieldCell(field, record.data[field])],
+    // a split's amounts are in the unit its platform takes (yuan by the spec), not cents
+    kind === 'alloc' && field === 'amount' ? ['amount (yuan)', allocYuan(record.data.amount, record.unit ?? 'yuan')] : [field, fieldCell(field, record.data[field])],
   )
   return [...prose(`${NAMES[kind][0][0].toUpperCase()}${nameOf(record).slice(1)} · ${stateOf(record)}`, width), renderRecord(rows, true, width)].join('\n')
 }
@@ -73,12 +68,12 @@ function section(title: string, body: string): string {
 }
 
 /** The story on a terminal, fitted to `width`. */
-function screen(story: Story, view: StoryView): string {
-  const width = view.width ?? terminalWidth()
+function screen(story: Story): string {
+  const width = terminalWidth()
   const {records} = story
   const listed = (record: StoryRecord) => record.source === '/mch/order/refund/page' || record.kind === 'callback'
   const parts = [matchedLines(story).flatMap((text) => prose(text, width)).join('\n')]
-  for (const record of records) if (!listed(record)) parts.push(recordBlock(record, view, width))
+  for (const record of records) if (!listed(record)) parts.push(recordBlock(record, width))
   const refunds = records.filter((record) => record.kind === 'refund' && record.source === '/mch/order/refund/page')
   if (refunds.length) {
     const {headers, rows} = refundTable(refunds.map((r) => r.data), true)
@@ -135,6 +130,6 @@ function piped(story: Story): string {
   return lines.join('\n')
 }
 
-export function renderStory(story: Story, tty: boolean, view: StoryView): string {
-  return tty ? screen(story, view) : piped(story)
+export function renderStory(story: Story, tty: boolean): string {
+  return tty ? screen(story) : piped(story)
 }

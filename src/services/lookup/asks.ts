@@ -2,6 +2,7 @@
 // came back as a record with its answer's state. An answer that does not verify is still shown
 // (marked), never believed silently and never hidden.
 import type {CallResult, ClientConfig} from '../../client/pipeline.js'
+import type {ResolvedProfile} from '../../profiles/resolve.js'
 import {PlatformError, SignatureError, UsageError} from '../../errors.js'
 import {resultCode} from '../../protocol/envelope.js'
 import {isLosslessNumber, type JsonObject, type JsonValue} from '../../protocol/json.js'
@@ -30,10 +31,18 @@ export interface Answered {
   problem?: string
   /** The platform's clock when it answered (a signed answer's resTime). */
   resTime?: string
+  /** A split's: the unit its amounts are in (the spec's yuan, or the cents some platforms take). */
+  unit?: 'yuan' | 'cents'
 }
 
-/** Found; not there (the platform's words); or an answer that cannot be believed either way. */
-export type Outcome = {found: Answered} | {missing: string} | {unbelievable: string}
+/** What a lookup is asked with: the run's client and profile (read again once a local sandbox runs), and where a local sandbox is looked for. */
+export interface AskContext {
+  context: {client: ClientConfig; profile: ResolvedProfile}
+  where: {home: string; env: NodeJS.ProcessEnv}
+}
+
+/** Found (with what to warn of); not there (the platform's words); or an answer that cannot be believed either way. */
+export type Outcome = {found: Answered; warning?: string} | {missing: string} | {unbelievable: string}
 
 const PATHS = {
   pay: '/unipay/query/pay-order',
@@ -48,18 +57,20 @@ const NOT_FOUND = new Set([20041, 10405])
 /** Validation failed: the number cannot be of this kind here (or names several records). */
 const NOT_THIS_KIND = 10506
 
-function send(client: ClientConfig, ask: Ask, number: string): Promise<CallResult> {
+/** The query's answer, and for a split the unit of its amounts. */
+async function send({context, where}: AskContext, ask: Ask, number: string): Promise<{result: CallResult; unit?: {unit: 'yuan' | 'cents'; warning?: string}}> {
+  const {client} = context
   switch (ask.query) {
     case 'pay':
-      return queryPayment(client, {[ask.field]: number})
+      return {result: await queryPayment(client, {[ask.field]: number})}
     case 'gateway':
-      return queryGateway(client, {[ask.field]: number})
+      return {result: await queryGateway(client, {[ask.field]: number})}
     case 'refund':
-      return queryRefund(client, {[ask.field]: number})
+      return {result: await queryRefund(client, {[ask.field]: number})}
     case 'alloc':
-      return queryAlloc(client, {[ask.field]: number})
+      return queryAlloc(context, where, {[ask.field]: number})
     case 'transfer':
-      return queryTransfer(client, ask.field === 'transferNo' ? {transferNo: number} : {bizTransferNo: number, channel: ask.channel})
+      return {result: await queryTransfer(client, ask.field === 'transferNo' ? {transferNo: number} : {bizTransferNo: number, channel: ask.channel})}
   }
 }
 
@@ -69,12 +80,13 @@ const isObject = (value: JsonValue | undefined): value is JsonObject => typeof v
  * Asks one query. Transport failures and platform errors that say nothing about the number
  * (a refused signature, an unknown merchant) are thrown: every other lookup would fail alike.
  */
-export async function ask(client: ClientConfig, which: Ask, number: string): Promise<Outcome> {
+export async function ask(on: AskContext, which: Ask, number: string): Promise<Outcome> {
   const source = PATHS[which.query]
   try {
-    const {response} = await send(client, which, number)
-    const body = response!.body
-    return {found: {state: 'verified', source, data: body.data as JsonObject, resTime: typeof body.resTime === 'string' ? body.resTime : undefined}}
+    const {result, unit} = await send(on, which, number)
+    const body = result.response!.body
+    const found: Answered = {state: 'verified', source, data: body.data as JsonObject, resTime: typeof body.resTime === 'string' ? body.resTime : undefined}
+    return unit ? {found: {...found, unit: unit.unit}, warning: unit.warning} : {found}
   } catch (error) {
     if (error instanceof SignatureError) {
       const body = error.response as JsonObject | undefined

@@ -4,18 +4,13 @@
 // split belongs to, and on the local sandbox every callback sent for them. Built from the query
 // services and the management client; returns the story, never prints.
 import {SessionError, type ManagementConfig} from '../../client/management.js'
-import type {ClientConfig} from '../../client/pipeline.js'
 import {NotFoundError, SignatureError, UnipayError, UsageError} from '../../errors.js'
 import {controlCall} from '../../local-sandbox/control.js'
-import {readRuntime} from '../../local-sandbox/liveness.js'
-import {findRunning, locateSandbox} from '../../local-sandbox/location.js'
-import type {ResolvedProfile} from '../../profiles/resolve.js'
 import type {JsonObject} from '../../protocol/json.js'
-import type {SandboxRuntime} from '../../protocol/local-sandbox.js'
 import type {Notification} from '../../protocol/notifications.js'
 import {parseGmt8} from '../../protocol/time.js'
 import {allRefunds} from '../mch.js'
-import {ask, describeAsk, type Answered, type Outcome} from './asks.js'
+import {ask, describeAsk, type Answered, type AskContext, type Outcome} from './asks.js'
 import {text, type RecordKind, type StoryRecord} from './record.js'
 import {asksFor, isDirectPayment, type Ask, type NumberKind} from './shapes.js'
 import {nextSteps, timeline, type NextStep, type TimelineEvent} from './timeline.js'
@@ -41,13 +36,6 @@ export interface Story {
   unbelievable: string[]
 }
 
-interface LookupDeps {
-  client: ClientConfig
-  /** The management API, once the platform was reached; no token: no session. */
-  management: () => ManagementConfig
-  /** The local sandbox the profile talks to (its callbacks, its clock); undefined for any other platform. */
-  localSandbox: () => Promise<SandboxRuntime | undefined>
-}
 
 interface LookupOptions {
   /** A bizTransferNo's channel: one lookup instead of one per channel. */
@@ -83,7 +71,7 @@ const RECORD_OF: Record<Ask['query'], RecordKind> = {pay: 'payment', gateway: 'g
 class Builder {
   readonly story: Story
   constructor(
-    readonly deps: LookupDeps,
+    readonly deps: AskContext,
     readonly options: LookupOptions,
     number: string,
   ) {
@@ -116,7 +104,7 @@ class Builder {
   async related(what: string, which: Ask, number: string): Promise<StoryRecord | undefined> {
     let outcome: Outcome
     try {
-      outcome = await ask(this.deps.client, which, number)
+      outcome = await ask(this.deps, which, number)
     } catch (error) {
       if (!(error instanceof UnipayError)) throw error
       this.warn(`${what} not shown: ${error.message}`)
@@ -127,6 +115,7 @@ class Builder {
       return undefined
     }
     if ('missing' in outcome) return undefined
+    if (outcome.warning) this.warn(outcome.warning)
     return this.story.records[this.add(RECORD_OF[which.query], outcome.found)]
   }
 }
@@ -136,8 +125,9 @@ async function match(b: Builder): Promise<void> {
   const {story} = b
   for (const which of asksFor(story.number, b.options.channel).asks) {
     if (story.matched.length > 0 && !b.options.all) break
-    const outcome = await ask(b.deps.client, which, story.number)
+    const outcome = await ask(b.deps, which, story.number)
     if ('found' in outcome) {
+      if (outcome.warning) b.warn(outcome.warning)
       const kind = matchedKind(which, outcome.found.data, story.number)
       story.matched.push({kind, record: b.add(RECORD_OF[which.query], outcome.found, kind)})
     } else if ('missing' in outcome) story.tried.push(`${describeAsk(which)}: ${outcome.missing}`)
@@ -161,7 +151,8 @@ async function refundsOf(b: Builder, payment: StoryRecord): Promise<void> {
   const status = text(payment.data.status)
   // refunds need a paid order (notes §4); an order never paid has none to ask for
   if (['wait', 'progress', 'processing', 'init', 'close', 'cancel', 'fail', 'timeout'].includes(status)) return
-  const config = b.deps.management()
+  const {client, profile} = b.deps.context
+  const config: ManagementConfig = {baseUrl: client.baseUrl, token: profile.settings.token, debug: client.debug, timeoutMs: client.timeoutMs}
   const login = b.options.command(['mch', 'login', '--account', 'ACCOUNT'], true)
   if (!config.token) return b.warn(`refunds not shown, no session: ${login}`)
   const tradeNo = text(payment.data.tradeNo)
@@ -232,15 +223,17 @@ function about(callback: Notification, numbers: Set<string>, mchNo: string | und
 
 /** On the local sandbox: the callbacks sent for the story's records, and its clock (for an order still in progress). */
 async function fromTheSandbox(b: Builder): Promise<Date | undefined> {
-  const runtime = await b.deps.localSandbox()
+  const {client, profile} = b.deps.context
+  // the local profile's own sandbox, the one its address was taken from
+  const runtime = profile.sources.baseUrl === 'local sandbox' ? profile.sandbox : undefined
   if (!runtime) return undefined
-  const debug = b.deps.client.debug
+  const debug = client.debug
   try {
     debug?.(`GET ${runtime.url}${CONTROL_NOTIFICATIONS} (the local sandbox's control API: callbacks)`)
     const callbacks = await controlCall<Notification[]>(runtime, 'GET', 'notifications')
     const numbers = numbersOf(b.story.records)
     for (const callback of callbacks.sort((x, y) => x.createdAt.localeCompare(y.createdAt))) {
-      if (about(callback, numbers, b.deps.client.mchNo)) b.add('callback', {state: 'unsigned', source: CONTROL_NOTIFICATIONS, data: callback as unknown as JsonObject})
+      if (about(callback, numbers, client.mchNo)) b.add('callback', {state: 'unsigned', source: CONTROL_NOTIFICATIONS, data: callback as unknown as JsonObject})
     }
     const inProgress = b.story.records.some((record) => record.kind === 'payment' && ['progress', 'processing'].includes(text(record.data.status)))
     if (!inProgress) return undefined
@@ -251,14 +244,6 @@ async function fromTheSandbox(b: Builder): Promise<Date | undefined> {
     b.warn(`the local sandbox's callbacks not shown: ${error.message}`)
     return undefined
   }
-}
-
-/** The local sandbox a profile talks to: the built-in local profile's, at the address in force; else none. */
-export async function localSandboxOf(profile: Pick<ResolvedProfile, 'environment' | 'sources' | 'settings'>, home: string): Promise<SandboxRuntime | undefined> {
-  if (profile.environment !== 'local' || profile.sources.baseUrl !== 'local sandbox') return undefined
-  const location = locateSandbox(home)
-  const runtime = readRuntime(location.dataDir) ?? (await findRunning(location, () => {}))
-  return runtime?.url === profile.settings.baseUrl ? runtime : undefined
 }
 
 /** Longer than any field of the platform that names a record. */
@@ -280,7 +265,7 @@ function checkedNumber(given: string): string {
   return number
 }
 
-export async function lookup(deps: LookupDeps, given: string, options: LookupOptions): Promise<Story> {
+export async function lookup(deps: AskContext, given: string, options: LookupOptions): Promise<Story> {
   const b = new Builder(deps, options, checkedNumber(given))
   await match(b)
   for (const {record} of [...b.story.matched]) await context(b, b.story.records[record])
