@@ -45,6 +45,17 @@ export class PlatformError extends UnipayError {
   }
 }
 
+/** An answer whose signature does not verify: the platform key in force is the first suspect. */
+export const NOT_VERIFIED = 'the answer\'s signature does not verify with the platform public key: it was altered or signed with another key'
+
+export const isKeyMismatch = (error: unknown): error is SignatureError => error instanceof SignatureError && error.message === NOT_VERIFIED
+
+/** What was asked for is nowhere: the platform has no record of it (exit 1, as its own "not found" is). */
+export class NotFoundError extends UnipayError {
+  readonly exitCode = 1
+  readonly kind = 'not-found'
+}
+
 export class SignatureError extends UnipayError {
   readonly exitCode = 3
   readonly kind = 'signature'

@@ -9,7 +9,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {ClientConfig, SignedRequest} from '../client/pipeline.js'
 import type {UnsignedRequest} from '../client/unsigned.js'
-import {BUG_HINT, EXIT_BUG, InterruptedError, UnipayError, UsageError} from '../errors.js'
+import {BUG_HINT, EXIT_BUG, InterruptedError, isKeyMismatch, UnipayError, UsageError} from '../errors.js'
 import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
@@ -95,7 +95,8 @@ export abstract class BaseCommand extends Command {
 
   /** The profile of this run once resolved, for hints on errors. */
   private resolved?: ResolvedProfile
-  private readonly warned = new Set<string>()
+  /** The warnings of this run, for the --json document. */
+  protected readonly warned = new Set<string>()
 
   /** The exit code this run ends with; read by tests that run commands in-process. */
   exitCode = 0
@@ -309,9 +310,11 @@ export abstract class BaseCommand extends Command {
     this.parsed = true
     if (exitCode === 0) return
     const flagged = known && error instanceof UsageError ? this.describeProblems(error) : []
-    if (known && !error.hint && this.resolved) {
+    if (known && this.resolved && (!error.hint || isKeyMismatch(error))) {
+      // an answer that does not verify: the key in force first, before any step of the command's own
       const {settingsHint} = await import('./hints.js')
-      error.hint = settingsHint(error, this.resolved)
+      const settings = settingsHint(error, this.resolved)
+      if (settings) error.hint = error.hint ? `${settings}\n${error.hint}` : settings
     }
     if (parseError) {
       const [{parseErrorMessage}, {suggestFlags}] = await Promise.all([import('./hints.js'), import('./suggest.js')])

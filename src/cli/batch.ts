@@ -4,13 +4,16 @@
 import {relative} from 'node:path'
 import type {SingleBar} from 'cli-progress'
 import {UsageError} from '../errors.js'
-import {shellQuote} from '../output/shell.js'
 import {DURATION_RULE, notADuration, parseDuration} from '../protocol/duration.js'
 import {centsToYuan} from '../protocol/money.js'
 import {printable} from '../protocol/printable.js'
 import {counted} from '../protocol/plural.js'
 import {batchExitCode, type Summary, type Tally} from '../services/batch/index.js'
 import {Flags} from './base.js'
+
+// the command lines a batch's notes suggest: as every command's (lookup's next steps too)
+export {commandLine} from '../output/shell.js'
+export {profileWords} from './hints.js'
 
 const DEFAULT_WAIT = '10m'
 
@@ -73,17 +76,7 @@ export function typed(path: string): string {
   return below && !below.startsWith('..') ? below : path
 }
 
-/** A command line to copy: `unipay` and the words, quoted for a shell where they must be. */
-export const commandLine = (words: string[]) => ['unipay', ...words.map(shellQuote)].join(' ')
 
-/** The flags of the profile a command ran with, which the commands it suggests need too. */
-export function profileWords(flags: {profile?: string; 'base-url'?: string; 'private-key'?: string; 'platform-public-key'?: string; timeout?: number; verify?: boolean}): string[] {
-  const words: string[] = []
-  for (const name of ['profile', 'base-url', 'private-key', 'platform-public-key'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
-  if (flags.timeout !== undefined && flags.timeout !== 15) words.push('--timeout', String(flags.timeout))
-  if (flags.verify === false) words.push('--no-verify')
-  return words
-}
 
 /** What a batch's notes tell the user to run next, written out in full. */
 export interface NextCommands {

@@ -1,6 +1,6 @@
 // Next steps for errors that depend on the settings in force: which key verified (and where
 // the right one comes from), which profile and address were asked.
-import {PlatformError, SignatureError, type UnipayError} from '../errors.js'
+import {isKeyMismatch, PlatformError, type UnipayError} from '../errors.js'
 import {keyFingerprint} from '../protocol/keys.js'
 import type {ResolvedProfile, Source} from '../profiles/resolve.js'
 
@@ -23,7 +23,7 @@ export function describePlatformKey(profile: ResolvedProfile): string {
 /** A hint for `error`, or undefined when the settings add nothing. */
 export function settingsHint(error: UnipayError, profile: ResolvedProfile): string | undefined {
   const where = `profile ${profile.name} (mchNo ${profile.settings.mchNo ?? '-'}) at ${profile.settings.baseUrl ?? '-'}`
-  if (error instanceof SignatureError && /does not verify with the platform public key/.test(error.message)) {
+  if (isKeyMismatch(error)) {
     const source =
       profile.environment === 'local' || profile.sources.baseUrl === 'local sandbox'
         ? 'the local sandbox\'s key is printed by `unipay sandbox status --json` (platformPublicKey)'
@@ -54,4 +54,13 @@ export function parseErrorMessage(message: string): string {
     // oclif indents what follows its preamble
     .map((line) => line.replace(/^ {2}/, '').trimEnd())
     .join('\n')
+}
+
+/** The flags of the profile a command ran with, which the commands it suggests need too. */
+export function profileWords(flags: {profile?: string; 'base-url'?: string; 'private-key'?: string; 'platform-public-key'?: string; timeout?: number; verify?: boolean}): string[] {
+  const words: string[] = []
+  for (const name of ['profile', 'base-url', 'private-key', 'platform-public-key'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
+  if (flags.timeout !== undefined && flags.timeout !== 15) words.push('--timeout', String(flags.timeout))
+  if (flags.verify === false) words.push('--no-verify')
+  return words
 }

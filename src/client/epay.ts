@@ -8,7 +8,7 @@
 import {endpointUrl, formBody, httpRequest} from './http.js'
 import {countTries} from './pipeline.js'
 import type {KeyObject} from 'node:crypto'
-import {NO_MD5_KEY, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
+import {NO_MD5_KEY, NOT_VERIFIED, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 import {EPAY_TIMESTAMP_WINDOW_SECONDS, epayMoneyToCents, scalarFields, type EpayVersion, PAY_TYPE_OF_BODY} from '../protocol/epay-api.js'
 import {epayStringToSign, epayV2StringToSign, signMd5, signRsa, verifyRsa, type Md5KeyForm} from '../protocol/epay.js'
 import {canonicalBase64Problem} from '../protocol/signature.js'
@@ -263,7 +263,7 @@ export function verifyV2Answer(config: Pick<EpayConfig, 'platformKey' | 'now'>, 
   const notCanonical = canonicalBase64Problem(flat.sign ?? '')
   if (notCanonical) throw new SignatureError(`the answer's sign is not canonical Base64: it ${notCanonical}`, body)
   if (!verifyRsa(flat, flat.sign, config.platformKey)) {
-    const error = new SignatureError('the answer\'s signature does not verify with the platform public key: it was altered or signed with another key', body)
+    const error = new SignatureError(NOT_VERIFIED, body)
     error.hint = `string to sign by the rule: ${epayV2StringToSign(flat)}`
     throw error
   }

@@ -10,7 +10,7 @@ import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {isLosslessNumber, JsonTooCostlyError, JsonSyntaxError, PROTO_KEY_REFUSED, stringifyJson, toPlain, type JsonObject} from '../protocol/json.js'
 import {signStringAsync} from '../protocol/signature.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
-import {PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
+import {NOT_VERIFIED, PlatformError, SignatureError, TransportError, UsageError} from '../errors.js'
 
 export interface ClientConfig {
   baseUrl: string
@@ -82,6 +82,11 @@ const READ_ATTEMPTS = 3
 const RES_TIME_WINDOW_MS = 300_000
 /** The numbers that say which order, refund, split or transfer a request and its answer are about. */
 const SUBJECT_FIELDS = ['mchNo', 'orderNo', 'bizOrderNo', 'outOrderNo', 'refundNo', 'bizRefundNo', 'allocNo', 'bizAllocNo', 'transferNo', 'bizTransferNo']
+/**
+ * An orderNo asked may be any number of the order (notes §3 and §4: its trade number, or its
+ * gateway order number or that order's trade number): the answer names it by one of these.
+ */
+const SAME_ORDER: Record<string, string[]> = {orderNo: ['orderNo', 'tradeNo']}
 
 function newReqId(now: Date, random: string): string {
   return `R${compactGmt8(now)}${random}`
@@ -197,7 +202,7 @@ async function verifyResponse<T>(config: ClientConfig, endpoint: CallEndpoint, r
   const verified = config.verify ? read.verified : undefined
   if (config.verify) {
     if (read.verified === false) {
-      throw new SignatureError('the answer\'s signature does not verify with the platform public key: it was altered or signed with another key', body)
+      throw new SignatureError(NOT_VERIFIED, body)
     }
     if (read.verified === undefined && read.signature && !config.platformKey) {
       throw new SignatureError('no platform public key to verify the answer with: set one in the profile, or pass --no-verify', body)
@@ -253,10 +258,13 @@ function checkAbout(config: ClientConfig, request: SignedRequest, body: JsonObje
   if (!data || typeof data !== 'object' || Array.isArray(data)) return
   for (const field of SUBJECT_FIELDS) {
     const asked = request.body[field]
-    const answered = (data as JsonObject)[field]
-    if (typeof asked !== 'string' || asked === '' || answered === undefined || answered === null || answered === '') continue
-    if (String(answered) !== asked) {
-      throw new SignatureError(`the answer is about ${field} ${String(answered)}, not the ${asked} we asked for`, body)
+    if (typeof asked !== 'string' || asked === '') continue
+    const named = (SAME_ORDER[field] ?? [field]).flatMap((name): [string, string][] => {
+      const value = (data as JsonObject)[name]
+      return value === undefined || value === null || value === '' ? [] : [[name, String(value)]]
+    })
+    if (named.length > 0 && !named.some(([, value]) => value === asked)) {
+      throw new SignatureError(`the answer is about ${named.map(([name, value]) => `${name} ${value}`).join(', ')}, not the ${asked} we asked for`, body)
     }
   }
   // a create answered for another amount (a refund of 1 cent answered as 100): not the one we asked

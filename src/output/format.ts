@@ -2,14 +2,17 @@
 // is a Glossed cell: `value (gloss)` on a terminal, the value alone when piped, so that a script
 // reads the word and the cents the platform sent. Unknown values are shown as they came (the
 // platform may add enum values).
-import {centsToYuan} from '../protocol/money.js'
+import {centsToYuan, yuanToCents} from '../protocol/money.js'
 import {STATUS_WORDS} from '../protocol/enums.js'
-import {formatGmt8} from '../protocol/time.js'
+import {formatGmt8, parseGmt8} from '../protocol/time.js'
 
 interface Glossed {
   value: string
   gloss: string
 }
+
+/** Every platform time is GMT+8 (the spec); a terminal says so beside it, or in its column's header. */
+export const TIME_ZONE = 'GMT+8'
 
 /** A table or record cell: plain text, or a value with its gloss. */
 export type Cell = string | Glossed
@@ -43,12 +46,17 @@ export function status(value: unknown): Cell {
   return words && words !== text ? {value: text, gloss: words} : text
 }
 
-/** An ISO 8601 time (the management API's) as the GMT+8 `yyyy-MM-dd HH:mm:ss` of every other screen. */
-export function time(value: unknown): string {
+/**
+ * A time as the GMT+8 `yyyy-MM-dd HH:mm:ss` of every screen (an ISO 8601 one, the management
+ * API's, converted), glossed with its zone; anything else as it came.
+ */
+export function time(value: unknown): Cell {
   const text = display(value)
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return text
-  return formatGmt8(new Date(text))
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return {value: formatGmt8(new Date(text)), gloss: TIME_ZONE}
+  return parseGmt8(text) ? {value: text, gloss: TIME_ZONE} : text
 }
+
+export const isTime = (cell: Cell | undefined): cell is Glossed => typeof cell === 'object' && cell.gloss === TIME_ZONE
 
 export function display(value: unknown): string {
   if (value === undefined || value === null) return ''
@@ -57,4 +65,13 @@ export function display(value: unknown): string {
     return JSON.stringify(value)
   }
   return String(value)
+}
+
+/** Allocation amounts (total and receivers) in the profile's unit: yuan numbers (6, 3.5) or cents; shown as yuan with two decimals. */
+export function allocYuan(value: unknown, unit: 'yuan' | 'cents'): string {
+  try {
+    return unit === 'cents' ? centsToYuan(BigInt(display(value))) : centsToYuan(yuanToCents(display(value)))
+  } catch {
+    return display(value)
+  }
 }

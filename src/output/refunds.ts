@@ -1,7 +1,9 @@
 // `refunds list` as a table: every field of the management refund record is a column (notes
 // §6), and any field a platform adds comes after them. On a narrow terminal support staff see
-// which refund, how much, its state and, for a failed one, why (the reason wraps).
-import type {Cell} from './format.js'
+// which refund, of which order, how much, its state and, for a failed one, why (the reason
+// wraps, or goes under its row when the numbers leave it no room).
+import {STATUS_WORDS} from '../protocol/enums.js'
+import {display, type Cell} from './format.js'
 import {fieldCell} from './record.js'
 import type {TableOptions} from './table.js'
 
@@ -11,15 +13,20 @@ export const REFUND_COLUMNS = [
   'attach', 'clientIp', 'storeNo', 'createTime',
 ]
 
-/** Most important first: what a narrow terminal keeps. */
-const IMPORTANCE = ['bizRefundNo', 'amount', 'status', 'errorMsg', 'createTime', 'refundNo', 'id', 'bizOrderNo', 'reason', 'finishTime', 'tradeNo']
+/** Most important first: what a narrow terminal keeps (80 columns: the refund, its amount and state, its order). */
+const IMPORTANCE = ['bizRefundNo', 'amount', 'status', 'bizOrderNo', 'errorMsg', 'createTime', 'refundNo', 'id', 'reason', 'finishTime', 'tradeNo']
 
 export const REFUND_TABLE: Pick<TableOptions, 'importance' | 'wrap'> = {importance: IMPORTANCE, wrap: ['errorMsg']}
 
-export function refundTable(records: Record<string, unknown>[]): {headers: string[]; rows: Cell[][]} {
+/**
+ * The refunds as table rows. On a terminal a state is its word alone (`failed`, not `fail
+ * (failed)`): a refund's four codes read as words already, and the room goes to its order number.
+ */
+export function refundTable(records: Record<string, unknown>[], terminal: boolean): {headers: string[]; rows: Cell[][]} {
   const headers = [...REFUND_COLUMNS]
   for (const record of records) for (const key of Object.keys(record)) if (!headers.includes(key)) headers.push(key)
-  return {headers, rows: records.map((record) => headers.map((header) => fieldCell(header, record[header])))}
+  const cell = (header: string, value: unknown): Cell => (header === 'status' && terminal ? (STATUS_WORDS[display(value)] ?? display(value)) : fieldCell(header, value))
+  return {headers, rows: records.map((record) => headers.map((header) => cell(header, record[header])))}
 }
 
 /** How many were shown and how to get the rest: "1 of 3 refunds: --page 2, or --all". */

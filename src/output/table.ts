@@ -4,7 +4,7 @@
 // character takes the columns it is shown in.
 import {UsageError} from '../errors.js'
 import {printable} from '../protocol/printable.js'
-import {shown, type Cell} from './format.js'
+import {isTime, shown, TIME_ZONE, type Cell} from './format.js'
 
 // A cell is one line: tabs and line breaks become spaces (a TSV row stays one row).
 const clean = (text: string) => printable(text.replace(/[\t\r\n]+/g, ' '))
@@ -104,7 +104,7 @@ function wrap(line: string, width: number): string[] {
 }
 
 /** Wraps prose at spaces where it can (a reason, a message), hard-wrapping a word longer than a line. */
-function wrapWords(text: string, width: number): string[] {
+export function wrapWords(text: string, width: number): string[] {
   const lines: string[] = []
   let current = ''
   for (const word of text.split(' ')) {
@@ -156,7 +156,9 @@ export interface TableOptions {
   importance?: string[]
   /**
    * Columns whose values wrap onto more lines instead of being cut (a reason, a message): such
-   * a column takes the room the more important ones leave, before any less important column.
+   * a column takes the room the more important ones leave, before any less important column;
+   * when that room is less than its minimum, it is written under its row (`  errorMsg: ...`),
+   * never left out.
    */
   wrap?: string[]
   /** Told which columns were left out to fit the width. */
@@ -168,25 +170,37 @@ const GAP = 2
 // cut amount misleads and a cut number cannot be copied.
 const WHOLE = 24
 
-/** Many records as columns; piped, a header line and one tab-separated line of raw values per record. */
+/**
+ * Many records as columns; piped, a header line and one tab-separated line of raw values per
+ * record. On a terminal a column of times says its zone in its header, once, not on every row.
+ */
 export function renderRows(headers: string[], rows: Cell[][], tty: boolean, options: TableOptions = {}): string {
   let shownColumns = headers.map((_, i) => i)
   if (options.columns) shownColumns = pickColumns(headers, options.columns)
-  const cells = rows.map((row) => headers.map((_, i) => clean(shown(row[i] ?? '', tty))))
+  const times = headers.map((_, i) => tty && rows.some((row) => isTime(row[i])) && rows.every((row) => isTime(row[i]) || NO_TIME.has(shown(row[i] ?? '', tty))))
+  const cells = rows.map((row) =>
+    headers.map((_, i) => {
+      const cell = row[i] ?? ''
+      return clean(times[i] && isTime(cell) ? cell.value : shown(cell, tty))
+    }),
+  )
   if (!tty) return [headers, ...cells].map((row) => shownColumns.map((i) => row[i]).join('\t')).join('\n')
+  const labels = headers.map((header, i) => (times[i] ? `${header} (${TIME_ZONE})` : header))
   // one pass per column, not Math.max(...cells): a spread of 150,000 rows overflows the stack
-  const natural = headers.map((header) => displayWidth(header))
+  const natural = labels.map((label) => displayWidth(label))
   for (const row of cells) row.forEach((cell, i) => (natural[i] = Math.max(natural[i], displayWidth(cell))))
   const wraps = new Set((options.wrap ?? []).map((name) => headers.indexOf(name)).filter((i) => i !== -1))
   let widths = [...natural]
+  let below: number[] = []
+  const width = options.width ?? terminalWidth()
   if (!options.wide) {
-    const width = options.width ?? terminalWidth()
     const candidates = shownColumns
-    const fitted = fit(headers, natural, candidates, width, options.columns ? undefined : options.importance, wraps)
+    const fitted = fit(headers, labels, natural, candidates, width, options.columns ? undefined : options.importance, wraps)
     shownColumns = fitted.shown
     widths = fitted.widths
+    below = fitted.below
     // chosen columns too (--columns) can be too many for the width: never left out silently
-    const hidden = candidates.filter((i) => !shownColumns.includes(i)).map((i) => headers[i])
+    const hidden = candidates.filter((i) => !shownColumns.includes(i) && !below.includes(i)).map((i) => headers[i])
     if (hidden.length) options.onHidden?.(hidden)
   } else wraps.clear()
   const lines = (row: string[]): string[] => {
@@ -194,8 +208,16 @@ export function renderRows(headers: string[], rows: Cell[][], tty: boolean, opti
     const height = Math.max(...parts.map((part) => part.length))
     return Array.from({length: height}, (_, at) => parts.map((part, k) => pad(part[at] ?? '', widths[shownColumns[k]])).join(' '.repeat(GAP)).trimEnd())
   }
-  return [...lines(headers), ...lines(headers.map((_, i) => '─'.repeat(widths[i]))), ...cells.flatMap(lines)].join('\n')
+  const under = (row: string[]): string[] =>
+    below.filter((i) => row[i] !== '').flatMap((i) => wrapWords(`${headers[i]}: ${row[i]}`, Math.max(width - BELOW_INDENT, 1)).map((line) => `${' '.repeat(BELOW_INDENT)}${line}`))
+  return [...lines(labels), ...lines(labels.map((_, i) => '─'.repeat(widths[i]))), ...cells.flatMap((row) => [...lines(row), ...under(row)])].join('\n')
 }
+
+/** What a column of times holds where there is no time. */
+const NO_TIME = new Set(['', '-'])
+
+/** How far a column written under its row is indented, so that it reads as part of the row above. */
+const BELOW_INDENT = 4
 
 function pickColumns(headers: string[], wanted: string[]): number[] {
   const unknown = wanted.filter((name) => !headers.includes(name))
@@ -206,20 +228,33 @@ function pickColumns(headers: string[], wanted: string[]): number[] {
 /**
  * Picks the columns that fit, most important first, each at least its minimum (short values
  * whole, long ones cut to 12 columns), then gives the room left to the important ones. A
- * wrapping column that cannot be shown whole ends the choice: the room left is its own.
+ * wrapping column that cannot be shown whole ends the choice: the room left is its own; one
+ * that cannot have even its minimum goes under the row.
  */
-function fit(headers: string[], natural: number[], candidates: number[], width: number, importance: string[] | undefined, wraps: Set<number>): {shown: number[]; widths: number[]} {
+function fit(
+  headers: string[],
+  labels: string[],
+  natural: number[],
+  candidates: number[],
+  width: number,
+  importance: string[] | undefined,
+  wraps: Set<number>,
+): {shown: number[]; widths: number[]; below: number[]} {
   const rank = (i: number) => {
     const at = importance?.indexOf(headers[i]) ?? -1
     return at === -1 ? (importance?.length ?? 0) + i : at
   }
   const byImportance = [...candidates].sort((a, b) => rank(a) - rank(b))
-  const minimum = natural.map((w, i) => (w <= WHOLE ? w : Math.max(displayWidth(headers[i]), 12)))
+  const minimum = natural.map((w, i) => (w <= WHOLE ? w : Math.max(displayWidth(labels[i]), 12)))
   const chosen: number[] = []
+  const below: number[] = []
   let used = 0
   for (const i of byImportance) {
     const gap = chosen.length ? GAP : 0
-    if (used + minimum[i] + gap > width) continue
+    if (used + minimum[i] + gap > width) {
+      if (wraps.has(i) && chosen.length) below.push(i)
+      continue
+    }
     chosen.push(i)
     // a wrapping column is whole if it fits (less important columns must not squeeze it),
     // else it takes all the room left
@@ -243,5 +278,5 @@ function fit(headers: string[], natural: number[], candidates: number[], width: 
       room -= grow
     }
   }
-  return {shown: candidates.filter((i) => chosen.includes(i)), widths}
+  return {shown: candidates.filter((i) => chosen.includes(i)), widths, below: candidates.filter((i) => below.includes(i))}
 }

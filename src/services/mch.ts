@@ -87,30 +87,30 @@ async function refundPage(config: ManagementConfig, filters: RefundFilters, curr
  * `refunds list`: the filters checked, and only then `connect` asked for the management API
  * (on the local profile it starts the sandbox: bad input starts nothing); then one page
  * (`page`), or with `all` every page until the last one, at most `limit` records either way.
- * `total` is the platform's count of matches.
+ * `total`, `size` and `current` are the platform's: its count of matches and the page (with
+ * `all`, the last page) it answered.
  */
 export async function listRefunds(
   given: RefundFilters,
   options: {page: number; size: number; all?: boolean; limit?: number},
   connect: () => Promise<ManagementConfig>,
-): Promise<{records: JsonObject[]; total: number}> {
+): Promise<RefundPage> {
   const filters = refundFilters(given)
   const config = await connect()
   if (options.all) return allRefunds(config, filters, options)
-  const {records, total} = await refundPage(config, filters, options.page, options.size)
-  return {records: records.slice(0, options.limit), total}
+  const page = await refundPage(config, filters, options.page, options.size)
+  return {...page, records: page.records.slice(0, options.limit)}
 }
 
-/** Every page from the first, until the last one or `limit` records. */
-async function allRefunds(config: ManagementConfig, filters: RefundFilters, options: {size: number; limit?: number}): Promise<{records: JsonObject[]; total: number}> {
+/** Every page from the first, until the last one or `limit` records; the paging numbers of the last page read. */
+export async function allRefunds(config: ManagementConfig, filters: RefundFilters, options: {size: number; limit?: number}): Promise<RefundPage> {
   const records: JsonObject[] = []
-  let total = 0
   for (let current = 1; ; current++) {
     const page = await refundPage(config, filters, current, options.size)
-    total = page.total
     records.push(...page.records)
-    if (options.limit !== undefined && records.length >= options.limit) return {records: records.slice(0, options.limit), total}
-    if (page.records.length < options.size || records.length >= page.total) return {records, total}
+    if (options.limit !== undefined && records.length >= options.limit) return {...page, records: records.slice(0, options.limit)}
+    // a short page is the last, by the size the platform answered with (it may cap the one asked for)
+    if (page.records.length < (page.size > 0 ? page.size : options.size) || records.length >= page.total) return {...page, records}
   }
 }
 

@@ -17,7 +17,7 @@ const vectors = JSON.parse(readFileSync(new URL('../fixtures/unipay-sign.json', 
 const platformKey = loadPrivateKey(vectors.keys.platform.privateKeyPkcs8Pem)
 const merchantPublic = loadPublicKey(vectors.keys.merchant.publicKeySpkiPem)
 
-type Mode = 'ok' | 'other-order' | 'old' | 'future' | 'no-req-id' | 'other-req-id' | 'silent'
+type Mode = 'ok' | 'by-trade' | 'other-order' | 'old' | 'future' | 'no-req-id' | 'other-req-id' | 'silent'
 let mode: Mode = 'ok'
 let received: {body: Record<string, any>; signed: boolean}[] = []
 let c: Cli
@@ -26,6 +26,8 @@ let server: Server
 function answer(request: Record<string, any>): string {
   const data: Record<string, unknown> = {bizOrderNo: request.bizOrderNo, orderNo: request.orderNo ?? 'DP1', status: 'progress', amount: 100}
   if (mode === 'other-order') data.bizOrderNo = 'SOMEONE-ELSES-ORDER'
+  // asked by a trade number, the platform answers the order, which names it as its tradeNo
+  if (mode === 'by-trade') Object.assign(data, {orderNo: 'DP7', tradeNo: 'T7'})
   const at = new Date(Date.now() + (mode === 'old' ? -600_000 : mode === 'future' ? 600_000 : 0))
   const body: Record<string, unknown> = {code: 0, msg: 'success', data, resTime: formatGmt8(at), reqId: request.reqId}
   if (mode === 'no-req-id') delete body.reqId
@@ -122,6 +124,16 @@ describe('a correctly signed answer is still checked', () => {
     if (typeof message === 'string') expect(result.stderr).toContain(message)
     else expect(result.stderr).toMatch(message)
     expect(received).toHaveLength(1) // a verdict, not a transport failure: never retried
+  })
+
+  it('believes an answer naming the order asked for by its trade number, and refuses one about another trade', async () => {
+    mode = 'by-trade'
+    const trade = await c.run(['query', 'pay', '--profile', 'fake', '--trade-no', 'T7'])
+    expect(trade.code, trade.stderr).toBe(0)
+    expect(received[0].body.orderNo).toBe('T7')
+    const other = await c.run(['query', 'pay', '--profile', 'fake', '--order-no', 'T8'])
+    expect(other.code).toBe(3)
+    expect(other.stderr).toContain('the answer is about orderNo DP7, tradeNo T7, not the T8 we asked for')
   })
 
   it('refuses a create\'s answer about another order and says the create may have happened', async () => {

@@ -27,6 +27,20 @@ describe('errors that name the fix', () => {
     expect(result.stderr).not.toContain('BEGIN PUBLIC KEY')
   })
 
+  it('a create whose answer does not verify names the key first, then the query that checks it once the key is right', async () => {
+    const keys = await c.json(['keys', 'generate', '--out-dir', join(c.dir, 'keys3'), '--name', 'wrong'])
+    const result = await c.json(['pay', 'create', '--title', 'Key check', '--amount', '5', '--biz-order-no', 'KEY-CHECK-1', '--platform-public-key', keys.body.data.publicKeyFile])
+    expect(result.code).toBe(3)
+    const hint: string = result.body.error.hint
+    const key = `verified with the platform key file ${keys.body.data.publicKeyFile} (${keys.body.data.fingerprint}, from --platform-public-key), asking profile local (mchNo M1000000001) at ${url}`
+    expect(hint).toContain(key)
+    expect(hint).toContain('no answer can be believed until the platform key is right; then check with: unipay query pay --biz-order-no KEY-CHECK-1')
+    expect(hint.indexOf(key)).toBeLessThan(hint.indexOf('check with'))
+    expect(result.body.error.details).toMatchObject({outcomeUnknown: true, bizOrderNo: 'KEY-CHECK-1'})
+    // the create was carried out: with the right key the query finds it
+    expect((await c.json(['query', 'pay', '--biz-order-no', 'KEY-CHECK-1'])).body.data).toMatchObject({bizOrderNo: 'KEY-CHECK-1'})
+  })
+
   it('a wrong platform key on a profile of its own points to the merchant console and profile set', async () => {
     const keys = await c.json(['keys', 'generate', '--out-dir', join(c.dir, 'keys2'), '--name', 'm'])
     expect((await c.run(['sandbox', 'merchants', 'add', 'M2000000007', '--public-key-file', keys.body.data.publicKeyFile])).code).toBe(0)

@@ -40,6 +40,7 @@ describe('a command returns the data that --json prints', () => {
       ['gateway', 'prepay', '--type', 'cashier', '--title', 'Drift', '--amount', '100'],
       ['epay', 'v2', 'create', '--name', 'Drift', '--money', '1.00'],
       ['ping'],
+      ['lookup', order.tradeNo],
     ]
     for (const args of commands) {
       const {result, printed} = await both(args)

@@ -1,6 +1,7 @@
-// The support guide's script recipes (docs/guides/support.md, "Scripts: pipes and --json") run as written against the
-// local sandbox: a failed refund and its reason through cut and jq, a sum with awk, one field of a
-// record, and a check that an answer was verified with no warning.
+// The support guide's walk-through (docs/guides/support.md: it starts from `lookup`) and its script
+// recipes ("Scripts: pipes and --json") run as written against the local sandbox: one number's
+// kind, report and next step; a failed refund and its reason through cut and jq, a sum with awk,
+// one field of a record, and a check that an answer was verified with no warning.
 import {spawn} from 'node:child_process'
 import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -36,22 +37,45 @@ afterAll(async () => {
   await c.cleanup()
 })
 
+/** Runs a shell block of the guide as written, with `unipay` on the PATH, in the test's folder. */
+function runAsWritten(script: string, env: Record<string, string>): Promise<{code: number; stdout: string; stderr: string}> {
+  const bin = join(c.dir, 'bin')
+  mkdirSync(bin, {recursive: true})
+  writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+  chmodSync(join(bin, 'unipay'), 0o755)
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {cwd: c.dir, env: {...c.env, ...env, PATH: `${bin}:${process.env.PATH}`}})
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('close', (exit) => resolve({code: exit ?? -1, stdout: out, stderr: err}))
+  })
+}
+
+describe('the support guide, one number', () => {
+  it('the walk-through starts from lookup and runs as written: which kind it is, the report, the next step', async () => {
+    const guide = readFileSync(GUIDE, 'utf8')
+    const script = /^# Support staff: one number, the whole story\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(guide)![1]
+    expect(script).toMatch(/^unipay lookup "\$NUMBER"/m)
+    const {code, stdout, stderr} = await runAsWritten(script, {NUMBER: failed})
+    expect(code, stderr).toBe(0)
+    const refundNo = (await c.json(['query', 'refund', '--biz-refund-no', failed])).body.data.refundNo
+    const lines = stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe(`the bizRefundNo of a refund, ${refundNo}`)
+    // the report's run prints the story too (piped: its lines)
+    expect(lines).toContain(`matched\tbizRefundNo\trefund\t${refundNo}`)
+    expect(lines.at(-1)).toBe(`refund ${failed} failed: the channel refused the refund (sandbox)`)
+    expect(stderr).toContain(`report written to ${join(c.dir, 'ticket.md')}`)
+    expect(readFileSync(join(c.dir, 'ticket.md'), 'utf8')).toContain(`# unipay lookup \`${failed}\``)
+  }, 60_000)
+})
+
 describe('the support guide, Scripts', () => {
   it('the recipes run as written and print raw values', async () => {
     const readme = readFileSync(GUIDE, 'utf8')
     const script = /## Scripts: pipes and `--json`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
-    const bin = join(c.dir, 'bin')
-    mkdirSync(bin)
-    writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-    chmodSync(join(bin, 'unipay'), 0o755)
-    const {code, stdout, stderr} = await new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
-      const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {env: {...c.env, ORDER: order, PATH: `${bin}:${process.env.PATH}`}})
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.stderr.on('data', (d) => (err += d))
-      child.on('close', (exit) => resolve({code: exit ?? -1, stdout: out, stderr: err}))
-    })
+    const {code, stdout, stderr} = await runAsWritten(script, {ORDER: order})
     expect(code, stderr).toBe(0)
     expect(stdout.split('\n')).toEqual([
       `${failed}\t300\tthe channel refused the refund (sandbox)`,

@@ -10,7 +10,7 @@ const COLUMNS = [
   'id', 'mchNo', 'appId', 'refundNo', 'bizRefundNo', 'tradeNo', 'bizOrderNo', 'outOrderNo', 'outRefundNo', 'title', 'channel', 'product',
   'amount', 'orderAmount', 'currency', 'reason', 'status', 'finishTime', 'errorMsg', 'notifyUrl', 'attach', 'clientIp', 'storeNo', 'createTime',
 ]
-const refunds: {bizRefundNo: string; status: string}[] = []
+const refunds: {bizRefundNo: string; bizOrderNo: string; status: string}[] = []
 
 // Columns a line takes on screen (Chinese characters take two).
 const width = (line: string) => [...line].reduce((n, ch) => n + (/[\u3000-\u9fff\uff00-\uff60]/.test(ch) ? 2 : 1), 0)
@@ -24,7 +24,7 @@ beforeAll(async () => {
     expect(refund.code).toBe(0)
     const bizRefundNo: string = refund.body.data.bizRefundNo
     if (fail) expect((await c.run(['sandbox', 'refund', 'settle', bizRefundNo, '--fail'])).code).toBe(0)
-    refunds.push({bizRefundNo, status: fail ? 'fail' : 'success'})
+    refunds.push({bizRefundNo, bizOrderNo: order.body.data.bizOrderNo, status: fail ? 'fail' : 'success'})
   }
   // the others are settled by the channel a second later
   expect((await c.run(['sandbox', 'clock', 'advance', '1s'])).code).toBe(0)
@@ -48,21 +48,25 @@ describe('sandbox callbacks list on a terminal', () => {
 
 describe('refund lists on a terminal', () => {
   for (const columns of [80, 100, 160]) {
-    it(`fit ${columns} columns, amounts and refund numbers whole`, async () => {
+    it(`fit ${columns} columns, amounts and refund and order numbers whole`, async () => {
       const {output, code} = await onTerminal(['refunds', 'list', '--size', '100', '--status', 'fail'], c.env, columns)
       expect(code).toBe(0)
       const lines = output.split('\n').filter(Boolean)
       for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns)
       const failed = refunds.find((r) => r.status === 'fail')!
       const row = lines.find((line) => line.includes(failed.bizRefundNo))
-      expect(row).toMatch(/4 \(¥0\.04\) +fail \(failed\)/)
+      // which order it refunds: the number support staff are asked about
+      expect(row).toContain(failed.bizOrderNo)
+      expect(row).toMatch(/4 \(¥0\.04\) .*failed/)
       expect(output).toMatch(/left out to fit: .* \(--wide, or --columns\)/)
-      // why it failed, whole (wrapped under its header, never cut)
-      expect(lines.some((line) => /^(?!left out).*bizRefundNo.*errorMsg/.test(line))).toBe(true)
+      // why it failed, whole, never cut: wrapped under its header, or at 80 columns under its row
       const from = lines.indexOf(row!)
       const after = lines.slice(from + 1)
-      const continued = after.slice(0, Math.max(0, after.findIndex((l) => !/^ {20,}\S/.test(l))))
-      expect([row, ...continued.map((line) => line.trim())].join(' ')).toContain('the channel refused the refund (sandbox)')
+      const continued = after.slice(0, Math.max(0, after.findIndex((l) => !/^ {4,}\S/.test(l))))
+      expect([row, ...continued.map((line) => line.trim())].join(' ')).toContain(columns === 80 ? 'errorMsg: the channel refused the refund (sandbox)' : 'the channel refused the refund (sandbox)')
+      if (columns > 80) expect(lines.some((line) => /^(?!left out).*bizRefundNo.*errorMsg/.test(line))).toBe(true)
+      // a column of times says its zone once, in its header
+      if (columns === 160) expect(lines.find((line) => /^(?!left out).*bizRefundNo/.test(line))).toMatch(/createTime \(GMT\+8\)/)
       expect(output).not.toContain('…')
     })
   }
@@ -73,8 +77,8 @@ describe('refund lists on a terminal', () => {
     expect(code).toBe(0)
     expect(output).toMatch(/^errorMsg +the channel refused the refund \(sandbox\)$/m)
     expect(output).toMatch(/^status +fail \(failed\)$/m)
-    // one time format on screen: the management API's ISO time shown as GMT+8 yyyy-MM-dd HH:mm:ss
-    expect(output).toMatch(/^createTime +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/m)
+    // one time format on screen: the management API's ISO time shown as GMT+8 yyyy-MM-dd HH:mm:ss, saying so
+    expect(output).toMatch(/^createTime +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(GMT\+8\)$/m)
     const byNo = await c.json(['refunds', 'get', failed.bizRefundNo])
     expect(byNo.body.data.createTime).toMatch(/T.*\+08:00$/)
     expect((await c.json(['refunds', 'get', byNo.body.data.refundNo])).body.data).toEqual(byNo.body.data)
@@ -88,7 +92,8 @@ describe('refund lists on a terminal', () => {
     const chosen = await onTerminal(['refunds', 'list', '--columns', 'bizRefundNo,status'], c.env, 80)
     expect(chosen.output.split('\n')[0]).toMatch(/^bizRefundNo +status$/)
     const wide = await onTerminal(['refunds', 'list', '--wide'], c.env, 80)
-    expect(wide.output).toMatch(new RegExp(`^${COLUMNS.join(' +')}$`, 'm'))
+    // every column, a column of times saying its zone in its header
+    expect(wide.output).toMatch(new RegExp(`^${COLUMNS.map((name) => (name.endsWith('Time') ? `${name} \\(GMT\\+8\\)` : name)).join(' +')}$`, 'm'))
     const reason = await onTerminal(['refunds', 'list', '--columns', 'bizRefundNo,errorMsg,reason', '--status', 'fail'], c.env, 80)
     expect(reason.output).toMatch(/the channel refused the refund \(sandbox\) +test:slow/)
     const bad = await c.run(['refunds', 'list', '--columns', 'amount,stauts'])
@@ -143,6 +148,16 @@ describe('paged lists', () => {
     expect(limited.stderr).toContain('2 of 3 refunds: stopped at --limit 2; raise it to see more')
     const all = await c.run(['refunds', 'list', '--all'])
     expect(all.stderr).toMatch(/^3 of 3 refunds$/m)
+  })
+
+  it('--json keeps the platform\'s page (size and current) beside its total', async () => {
+    const second = await c.json(['refunds', 'list', '--size', '1', '--page', '2'])
+    expect(second.body).toMatchObject({ok: true, total: 3, size: 1, current: 2})
+    expect(second.body.data).toHaveLength(1)
+    // every page walked: the numbers of the last page read
+    const all = await c.json(['refunds', 'list', '--all', '--size', '2'])
+    expect(all.body).toMatchObject({total: 3, size: 2, current: 2})
+    expect(all.body.data).toHaveLength(3)
   })
 })
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {money, status} from '../../src/output/format.js'
+import {money, status, time} from '../../src/output/format.js'
 import {displayWidth, renderRecord, renderRows, truncate} from '../../src/output/table.js'
 
 const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth))
@@ -76,6 +76,41 @@ describe('tables', () => {
     const at = text.split('\n')[0].indexOf('errorMsg')
     // the whole reason, in order, under its header (a line that ends at a space loses it)
     expect(lines.map((line) => line.slice(at)).join('').replace(/ /g, '')).toBe(reason.replace(/ /g, ''))
+  })
+
+  it('writes a wrapping column under its row when the columns before it leave less than its minimum, never leaving it out', () => {
+    const reason = 'the channel refused the refund (sandbox)'
+    const hidden: string[][] = []
+    const text = renderRows(['bizRefundNo', 'bizOrderNo', 'errorMsg'], [['RF20261127093658000002', 'P20261127093652AFC15997', reason], ['RF2', 'P2', '']], true, {
+      width: 60, importance: ['bizRefundNo', 'bizOrderNo', 'errorMsg'], wrap: ['errorMsg'], onHidden: (h) => hidden.push(h),
+    })
+    expect(hidden).toEqual([])
+    expect(text.split('\n')).toEqual([
+      'bizRefundNo             bizOrderNo',
+      '──────────────────────  ───────────────────────',
+      'RF20261127093658000002  P20261127093652AFC15997',
+      `    errorMsg: ${reason}`,
+      'RF2                     P2',
+    ])
+    // piped, it is a column like any other
+    expect(renderRows(['bizRefundNo', 'errorMsg'], [['RF2', reason]], false, {width: 20, wrap: ['errorMsg']})).toBe(`bizRefundNo\terrorMsg\nRF2\t${reason}`)
+  })
+
+  it('a column of times says its zone in its header on a terminal, once; piped, the times alone', () => {
+    const rows = [[time('2026-11-27T09:36:58+08:00'), time('2026-11-27 10:00:00')], [time('2026-11-27T01:36:58Z'), '']]
+    expect(renderRows(['createTime', 'finishTime'], rows, true, {width: 80})).toBe(
+      [
+        'createTime (GMT+8)   finishTime (GMT+8)',
+        '───────────────────  ───────────────────',
+        '2026-11-27 09:36:58  2026-11-27 10:00:00',
+        '2026-11-27 09:36:58',
+      ].join('\n'),
+    )
+    expect(renderRows(['createTime'], [rows[1]], false)).toBe('createTime\n2026-11-27 09:36:58')
+    // in a record, beside the time
+    expect(renderRecord([['payTime', time('2026-11-27 10:00:00')]], true)).toBe('payTime  2026-11-27 10:00:00 (GMT+8)')
+    // what is not a time is shown as it came, without a zone
+    expect(renderRecord([['payTime', time('yesterday')]], true)).toBe('payTime  yesterday')
   })
 
   for (const width of [80, 100, 160]) {

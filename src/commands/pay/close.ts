@@ -11,7 +11,7 @@ export default class PayClose extends BaseCommand {
 
   static flags = {
     ...apiFlags,
-    'order-no': Flags.string({description: 'platform order number (wins over --biz-order-no)'}),
+    'order-no': Flags.string({description: 'platform order number, its trade number, or a gateway order number (wins over --biz-order-no)'}),
     'biz-order-no': Flags.string({description: 'merchant order number'}),
     cancel: Flags.boolean({description: 'cancel instead of close (useCancel=true)'}),
   }

@@ -14,7 +14,7 @@ export default class PaySync extends BaseCommand {
 
   static flags = {
     ...apiFlags,
-    'order-no': Flags.string({description: 'platform order number'}),
+    'order-no': Flags.string({description: 'platform order number, or its trade number'}),
     'biz-order-no': Flags.string({description: 'merchant order number'}),
     'out-order-no': Flags.string({description: 'channel order number'}),
   }

@@ -1,20 +1,10 @@
 import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {tableFlags, tableOptions} from '../../cli/table-flags.js'
-import {display, status, type Cell} from '../../output/format.js'
+import {allocYuan, display, status, time, type Cell} from '../../output/format.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord, renderRows} from '../../output/table.js'
-import {centsToYuan, yuanToCents} from '../../protocol/money.js'
 import {queryAlloc} from '../../services/alloc.js'
 import type {AllocOrderAnswer} from '../../protocol/answers.js'
-
-/** Allocation amounts (total and receivers) in the profile's unit: yuan numbers (6, 3.5) or cents; shown as yuan with two decimals. */
-function yuan(value: unknown, unit: 'yuan' | 'cents'): string {
-  try {
-    return unit === 'cents' ? centsToYuan(BigInt(display(value))) : centsToYuan(yuanToCents(display(value)))
-  } catch {
-    return display(value)
-  }
-}
 
 /** The allocation with its receivers, amounts in the profile's unit; a dry run, the signed request. */
 export type QueryAllocResult = AllocOrderAnswer | DryRun
@@ -37,13 +27,13 @@ export default class QueryAlloc extends BaseCommand {
     return this.emitCall(result, (data) => {
       const allocation = (data ?? {}) as Record<string, unknown>
       const {unit} = amountUnit
-      const rows = recordRows(allocation, ['details']).map(([key, value]): [string, Cell] => (key === 'amount' ? ['amount (yuan)', yuan(allocation.amount, unit)] : [key, value]))
+      const rows = recordRows(allocation, ['details']).map(([key, value]): [string, Cell] => (key === 'amount' ? ['amount (yuan)', allocYuan(allocation.amount, unit)] : [key, value]))
       this.io.out(renderRecord(rows, this.io.stdoutTty))
       const details = Array.isArray(allocation.details) ? (allocation.details as Record<string, unknown>[]) : []
       this.io.out(
         renderRows(
           ['receiverType', 'receiverAccount', 'receiverName', 'amount (yuan)', 'result', 'errorMsg', 'finishTime'],
-          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), yuan(d.amount, unit), status(d.result), display(d.errorMsg), display(d.finishTime)]),
+          details.map((d) => [display(d.receiverType), display(d.receiverAccount), display(d.receiverName), allocYuan(d.amount, unit), status(d.result), display(d.errorMsg), time(d.finishTime)]),
           this.io.stdoutTty,
           tableOptions(flags, (m) => this.notice(m), ['receiverAccount', 'amount (yuan)', 'result', 'receiverName', 'errorMsg', 'finishTime', 'receiverType']),
         ),

@@ -16,7 +16,7 @@ export default class QueryGateway extends BaseCommand {
 
   static flags = {
     ...apiFlags,
-    'order-no': Flags.string({description: 'platform gateway order number (at most 64 characters)'}),
+    'order-no': Flags.string({description: 'platform gateway order number, or its trade number (at most 64 characters)'}),
     'biz-order-no': Flags.string({description: 'merchant order number'}),
   }
 

@@ -21,12 +21,12 @@ const filterFlags = Object.fromEntries(
   ]),
 ) as Record<string, ReturnType<typeof Flags.string>>
 
-/** The refunds of the page (or of every page with --all, up to --limit); --json prints the total beside them. */
+/** The refunds of the page (or of every page with --all, up to --limit); --json prints the platform's total, size and current beside them. */
 export type RefundsListResult = RefundRecord[]
 
 export default class RefundsList extends BaseCommand {
   static summary = 'List refunds from the management API (GET /mch/order/refund/page)'
-  static description = `Needs \`unipay mch login\` first. One page by default (--page, --size); --all walks every page, --limit stops after that many records. On a terminal, a table that fits its width: the refund, amount, status and, for a failed refund, its errorMsg first (wrapped, never cut). Piped, every column tab-separated, raw values (cents, status codes, times "yyyy-MM-dd HH:mm:ss" GMT+8); --json, the records as the platform sent them.
+  static description = `Needs \`unipay mch login\` first. One page by default (--page, --size); --all walks every page, --limit stops after that many records. On a terminal, a table that fits its width: the refund, amount, state (in words), its bizOrderNo and, for a failed refund, its errorMsg first (wrapped, never cut; under its row when the numbers leave no room), times in GMT+8 (said in the header). Piped, every column tab-separated, raw values (cents, status codes, times "yyyy-MM-dd HH:mm:ss" GMT+8); --json, the records as the platform sent them, with its total, size and current (with --all, of the last page read).
 
 Columns (for --columns): ${REFUND_COLUMNS.join(', ')}, and any other field the platform sends.`
 
@@ -51,9 +51,9 @@ Columns (for --columns): ${REFUND_COLUMNS.join(', ')}, and any other field the p
     const filters = Object.fromEntries(REFUND_FILTERS.map((name) => [name, (flags as Record<string, unknown>)[kebab(name)]])) as RefundFilters
     const result = await listRefunds(filters, flags, async () => (await this.managementContext(flags)).config)
     return this.emitAnswer<RefundRecord[]>(result.records, () => {
-      const {headers, rows} = refundTable(result.records)
+      const {headers, rows} = refundTable(result.records, this.io.stdoutTty)
       this.io.out(renderRows(headers, rows, this.io.stdoutTty, {...tableOptions(flags, (m) => this.notice(m)), ...REFUND_TABLE}))
       this.notice(pagingNotice(result.records.length, result.total, flags))
-    }, {total: result.total})
+    }, {total: result.total, size: result.size, current: result.current})
   }
 }

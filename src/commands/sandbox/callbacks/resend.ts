@@ -1,6 +1,7 @@
 import {Args, BaseCommand} from '../../../cli/base.js'
 import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {callbackRows} from '../../../output/callbacks.js'
+import type {Cell} from '../../../output/format.js'
 import {renderRecord} from '../../../output/table.js'
 import type {Notification} from '../../../protocol/notifications.js'
 import {resendCallback} from '../../../services/sandbox.js'
@@ -23,7 +24,7 @@ export default class SandboxCallbacksResend extends BaseCommand {
     const callback = await resendCallback(sandboxUse(flags, this.config.dataDir, (m) => this.notice(m)), args.id)
     return this.emit(callback, () => {
       const {headers, rows} = callbackRows([callback], false)
-      this.io.out(renderRecord(headers.map((header, i): [string, string] => [header, rows[0][i]]), this.io.stdoutTty))
+      this.io.out(renderRecord(headers.map((header, i): [string, Cell] => [header, rows[0][i]]), this.io.stdoutTty))
     })
   }
 }
