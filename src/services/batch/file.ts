@@ -1,25 +1,19 @@
 // The batch file: its header, its rows, each row checked before anything is sent, and the plan
 // (rows and amounts, in all and by channel; each row's bizTransferNo) a run will follow.
 import {createHash} from 'node:crypto'
-import {accessSync, closeSync, constants, createReadStream, existsSync, openSync, readSync, statSync} from 'node:fs'
-import {createInterface} from 'node:readline'
-import {InterruptedError, readProblem, UsageError} from '../../errors.js'
-import {closest} from '../../protocol/closest.js'
+import {InterruptedError, UsageError} from '../../errors.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
 import {checkRules, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
 import {counted} from '../../protocol/plural.js'
-import {PLAN_COLUMNS, writeCsv} from './results.js'
+import {writeCsv} from '../files/csv-writer.js'
+import {checkReadable, isJsonLines, readHeader, readRows, separatorProblem, unknownColumn as unknownFileColumn, type Header, type RowProblem} from '../files/reader.js'
+import {PLAN_COLUMNS} from './results.js'
+
+export type {RowProblem}
 
 const COLUMNS = ['channel', 'channelMchNo', 'bizTransferNo', 'amount', 'yuan', 'title', 'reason', 'payeeType', 'payeeAccount', 'payeeName', 'attach', 'notifyUrl', 'transferScene', 'reportInfos']
 /** Fields every row needs, from a column or a flag default (amount may come as yuan). */
 const REQUIRED_COLUMNS = ['channel', 'channelMchNo', 'payeeType', 'payeeAccount', 'amount']
-
-export interface RowProblem {
-  /** 0: the file as a whole. */
-  line: number
-  field?: string
-  message: string
-}
 
 export interface Plan {
   rows: number
@@ -28,89 +22,7 @@ export interface Plan {
   fileSha256: string
 }
 
-export interface RawRow {
-  index: number
-  line: number
-  record: Record<string, unknown>
-}
-
-interface Header {
-  delimiter: string
-  columns: string[]
-}
-
-/** The CSV header line, and the separator it uses (comma, else semicolon or tab). */
-function readHeader(file: string): Header {
-  const fd = openSync(file, 'r')
-  try {
-    const buffer = Buffer.alloc(64 * 1024)
-    const length = readSync(fd, buffer, 0, buffer.length, 0)
-    const text = buffer.subarray(0, length).toString('utf8').replace(/^\uFEFF/, '')
-    const line = text.split(/\r?\n/, 1)[0]
-    const count = (c: string) => line.split(c).length - 1
-    const delimiter = count(',') > 0 ? ',' : count(';') >= count('\t') && count(';') > 0 ? ';' : count('\t') > 0 ? '\t' : ','
-    return {delimiter, columns: line.split(delimiter).map((c) => c.trim().replace(/^"(.*)"$/, '$1'))}
-  } finally {
-    closeSync(fd)
-  }
-}
-
-const isJsonLines = (file: string) => /\.(jsonl|ndjson)$/i.test(file)
-
-/**
- * Rows of the file with their line numbers, in batches (the rows parsed from one read of the
- * file, a few hundred): consumers check a batch without waiting between rows, so a row's objects
- * die young and memory stays flat. The file's SHA-256 goes into `hash` as it is read.
- */
-export async function* readRows(file: string, hash?: ReturnType<typeof createHash>): AsyncGenerator<(RawRow | RowProblem)[]> {
-  const {parse} = await import('csv-parse')
-  // Set up every consumer in the same tick: a 'data' listener starts the flow at once.
-  const stream = createReadStream(file, {highWaterMark: 16 * 1024})
-  if (hash) stream.on('data', (chunk) => hash.update(chunk))
-  let index = 0
-  if (isJsonLines(file)) {
-    let line = 0
-    for await (const text of createInterface({input: stream, crlfDelay: Infinity})) {
-      line++
-      if (!text.trim()) continue
-      let record: unknown
-      try {
-        record = JSON.parse(text)
-      } catch (error) {
-        yield [{line, message: `not JSON: ${(error as Error).message}`}]
-        continue
-      }
-      if (record === null || typeof record !== 'object' || Array.isArray(record)) yield [{line, message: 'not a JSON object'}]
-      else yield [{index: index++, line, record: record as Record<string, unknown>}]
-    }
-    return
-  }
-  const {delimiter} = readHeader(file)
-  const parser = parse({columns: true, delimiter, skip_empty_lines: true, trim: true, bom: true})
-  // Each record with its line, from the parser's count as it hands the record on. (Its `info`
-  // option gives the line too, but builds an object of a dozen fields per row: most of the cost
-  // of reading a file, and what filled the heap on long ones.)
-  const push = parser.push.bind(parser)
-  parser.push = (record: Record<string, string> | null) => push(record === null ? null : {record, line: parser.info.lines})
-  stream.pipe(parser)
-  type Parsed = {record: Record<string, string>; line: number}
-  try {
-    for await (const first of parser as AsyncIterable<Parsed>) {
-      // the rest of what this read parsed is there already
-      const batch: RawRow[] = [{index: index++, line: first.line, record: first.record}]
-      for (let next: Parsed | null; (next = parser.read() as Parsed | null) !== null; ) batch.push({index: index++, line: next.line, record: next.record})
-      yield batch
-    }
-  } catch (error) {
-    const lines = (error as {lines?: number}).lines
-    yield [{line: lines ?? 0, message: `not valid CSV: ${(error as Error).message}`}]
-  }
-}
-
-function unknownColumn(column: string): string {
-  const near = closest(column, COLUMNS, {ignoreCase: true})
-  return near ? `unknown column: did you mean ${near}?` : `unknown column (columns: ${COLUMNS.join(', ')})`
-}
+const unknownColumn = (column: string) => unknownFileColumn(column, COLUMNS)
 
 /** Problems of the header, reported once on line 1; the fields they cover are not reported per row. */
 function headerProblems(header: Header, defaults: Record<string, unknown>): {problems: RowProblem[]; fields: Set<string>} {
@@ -118,8 +30,9 @@ function headerProblems(header: Header, defaults: Record<string, unknown>): {pro
   const fields = new Set<string>()
   const {columns} = header
   if (columns.length === 1 && columns[0] === '') return {problems, fields} // an empty file: "no rows" says it
-  if (columns.length === 1 && !COLUMNS.includes(columns[0]) && /[^A-Za-z0-9_]/.test(columns[0])) {
-    problems.push({line: 1, message: `the header has a single column "${columns[0]}": the file is not comma-separated (use commas; semicolons and tabs are also recognised)`})
+  const separator = separatorProblem(header, COLUMNS)
+  if (separator) {
+    problems.push({line: 1, message: separator})
     for (const field of [...COLUMNS, columns[0]]) fields.add(field)
     return {problems, fields}
   }
@@ -173,18 +86,6 @@ export function rowFields(record: Record<string, unknown>, defaults: Record<stri
  */
 export function derivedBizTransferNo(fileSha256: string, index: number, runId?: string): string {
   return `BT${createHash('sha256').update(runId ? `${fileSha256}:${runId}:${index}` : `${fileSha256}:${index}`).digest('hex').slice(0, 30)}`
-}
-
-function checkReadable(file: string): void {
-  if (!existsSync(file)) throw new UsageError(`FILE: ${file} does not exist`)
-  // checked up front: a stream error would not reach the line reader or the CSV parser
-  try {
-    if (!statSync(file).isFile()) throw new UsageError(`FILE: ${file} is not a file`)
-    accessSync(file, constants.R_OK)
-  } catch (error) {
-    if (error instanceof UsageError) throw error
-    throw new UsageError(`FILE: cannot read ${file}: ${readProblem(error)}`)
-  }
 }
 
 /** Checks every row; problems are reported as they are found (nothing is kept per row). */

@@ -4,10 +4,11 @@ import {createHash} from 'node:crypto'
 import {createReadStream, existsSync} from 'node:fs'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
-import {applyResult, checkSamePlatform, openJournal, readJournal, tallyOf, type JournalState, type RowResult, type Tally} from './journal.js'
-import {lockJournal} from './lock.js'
+import {lockJournal} from '../files/lock.js'
+import {sleep} from '../files/walk.js'
+import {applyResult, checkSamePlatform, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
 import {writeResults} from './results.js'
-import {lookUp, sameRow, sleep} from './settle.js'
+import {lookUp, sameRow} from './settle.js'
 
 /**
  * Re-queries rows until none is processing or the deadline passes, with backoff between rounds
@@ -17,7 +18,7 @@ import {lookUp, sameRow, sleep} from './settle.js'
 export async function followPending(
   client: ClientConfig,
   state: JournalState,
-  log: ReturnType<typeof openJournal>,
+  log: BatchLog,
   options: {deadline: number; concurrency: number; signal?: AbortSignal; onWait?: (processing: number) => void},
 ): Promise<void> {
   let delay = 1000

@@ -11,9 +11,9 @@
 // - rows stream through with bounded concurrency, so memory stays flat for any file size.
 //
 // Read in this order: file.ts (header, rows, validation, plan), journal.ts (entries, reading,
-// prior runs) and lock.ts (one process per journal), settle.ts (one row: create, look up, the
-// run's health), sending.ts (the run), following.ts (--wait and `status`), results.ts (exit
-// code, result CSV, columns).
+// prior runs), settle.ts (one row: create, look up), sending.ts (the run), following.ts (--wait
+// and `status`), results.ts (exit code, result CSV, columns). What is not about transfers (the
+// file reader, the CSV writer, the bounded walk over rows, the journal's lock) is in ../files/.
 export {derivedBizTransferNo, planBatch, plannedRows, type Plan, type PlannedRow, type RowProblem} from './file.js'
 export type {Tally} from './journal.js'
 export {runBatch, type Summary} from './sending.js'

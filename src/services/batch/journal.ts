@@ -2,13 +2,14 @@
 // "sending" before each call and "result" after it, so a run killed at any moment knows which
 // rows may have landed. Read back, it gives where every row stands, and what an earlier run of
 // the file left: refused, resumed, or archived for a new file.
-import {closeSync, createReadStream, existsSync, openSync, readdirSync, writeSync} from 'node:fs'
+import {createReadStream, existsSync, readdirSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
 import {formatGmt8} from '../../protocol/time.js'
 import {counted} from '../../protocol/plural.js'
+import {openAppendLog, type AppendLog} from '../files/append-log.js'
 
 /** A journal's time as every other time on screen: GMT+8, `yyyy-MM-dd HH:mm:ss` (--json keeps the recorded ISO time). */
 const shownTime = (at: string): string => formatGmt8(new Date(at))
@@ -139,33 +140,12 @@ export function tallyOf(state: JournalState, journal: string, unknownRows: RowRe
 }
 
 /**
- * A journal appended to synchronously (a kill never loses a line `write` returned); quiet once
- * closed. `later` keeps a line until the next write or the close, so a row costs one system call:
- * for results a kill may lose, as the row's "sending" line makes --resume look it up instead.
+ * The batch's journal, appended to synchronously. `later` keeps a line until the next write or
+ * the close, so a row costs one system call: for results a kill may lose, as the row's "sending"
+ * line makes --resume look it up instead.
  */
-export function openJournal(journal: string) {
-  const fd = openSync(journal, 'a', 0o600)
-  let open = true
-  let waiting = ''
-  return {
-    write(entry: JournalEntry) {
-      if (open) writeSync(fd, `${waiting}${JSON.stringify(entry)}\n`)
-      waiting = ''
-    },
-    later(entry: JournalEntry) {
-      if (open) waiting += `${JSON.stringify(entry)}\n`
-    },
-    flush() {
-      if (open && waiting) writeSync(fd, waiting)
-      waiting = ''
-    },
-    close() {
-      this.flush()
-      if (open) closeSync(fd)
-      open = false
-    },
-  }
-}
+export const openJournal = (journal: string): BatchLog => openAppendLog<JournalEntry>(journal)
+export type BatchLog = AppendLog<JournalEntry>
 
 /** Resuming or settling a batch on another merchant or platform would look for its rows in the wrong place. */
 export function checkSamePlatform(start: StartEntry | undefined, client: ClientConfig, journal: string): void {
@@ -265,7 +245,7 @@ function alreadyPaid(file: string, journal: string, state: JournalState): UsageE
 }
 
 /** Why a run cannot start, with the facts a command turns into the command line that goes on. */
-export function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run' | 'locked', message: string, details: Record<string, unknown>): UsageError {
+export function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run', message: string, details: Record<string, unknown>): UsageError {
   const error = new UsageError(message)
   error.details = {reason, ...details}
   return error

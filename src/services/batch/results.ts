@@ -1,9 +1,10 @@
 // What a batch gives back: its exit code, the result CSV (each row's latest result from the
 // journal) and the dry run's plan CSV.
-import {closeSync, createReadStream, createWriteStream, openSync, readSync} from 'node:fs'
+import {closeSync, createReadStream, openSync, readSync} from 'node:fs'
 import {createInterface} from 'node:readline'
+import {writeCsv} from '../files/csv-writer.js'
+import type {StopReason} from '../files/walk.js'
 import type {JournalEntry, RowResult, Tally} from './journal.js'
-import type {StopReason} from './settle.js'
 
 /** The columns of the --out result CSV (named in the command's help). */
 export const RESULT_COLUMNS = ['line', 'bizTransferNo', 'channel', 'amount', 'outcome', 'transferNo', 'code', 'message']
@@ -16,19 +17,6 @@ export function batchExitCode(tally: Tally & {stopped?: StopReason; notSent?: nu
   if (tally.counts.fail + tally.counts.unknown + (tally.notSent ?? 0) > 0) return 5
   if (tally.counts.processing > 0) return 6
   return 0
-}
-
-/** Streams rows into a CSV file, with backpressure. */
-export async function writeCsv(outFile: string, columns: string[], rows: AsyncIterable<object> | Iterable<object>): Promise<void> {
-  const {stringify} = await import('csv-stringify')
-  const out = stringify({header: true, columns})
-  const done = new Promise<void>((resolve, reject) => {
-    const file = createWriteStream(outFile)
-    out.pipe(file).on('finish', () => resolve()).on('error', reject)
-  })
-  for await (const row of rows) if (!out.write(row)) await new Promise((resolve) => out.once('drain', resolve))
-  out.end()
-  await done
 }
 
 /**

@@ -4,13 +4,15 @@ import {randomBytes} from 'node:crypto'
 import {renameSync} from 'node:fs'
 import {merchantKey, type ClientConfig} from '../../client/pipeline.js'
 import {InterruptedError, UsageError} from '../../errors.js'
-import {derivedBizTransferNo, readRows, rowFields, validateBatch, type Plan, type RawRow, type RowProblem} from './file.js'
+import {counted} from '../../protocol/plural.js'
+import {lockJournal} from '../files/lock.js'
+import {readRows, type FileRow} from '../files/reader.js'
+import {Health, walkRows, type StopReason} from '../files/walk.js'
+import {derivedBizTransferNo, rowFields, validateBatch, type Plan, type RowProblem} from './file.js'
 import {followPending} from './following.js'
 import {applyResult, checkSamePlatform, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
-import {lockJournal} from './lock.js'
-import {counted} from '../../protocol/plural.js'
 import {writeResults} from './results.js'
-import {Health, settleRow, type StopReason} from './settle.js'
+import {settleRow} from './settle.js'
 
 /** How long in-flight rows may take to finish after an interruption. */
 const DRAIN_MS = 10_000
@@ -115,7 +117,7 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   const inFlight = new Map<number, Omit<RowResult, 'outcome'>>()
   const health = new Health(options.signal)
 
-  const sendRow = async (row: RawRow) => {
+  const sendRow = async (row: FileRow) => {
     const {fields} = rowFields(row.record, options.defaults)
     fields.bizTransferNo ??= derivedBizTransferNo(plan.fileSha256, row.index, runId)
     const base = {index: row.index, line: row.line, bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel), amount: Number(fields.amount)}
@@ -135,45 +137,23 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
     options.onRow?.(result)
   }
 
-  // Bounded concurrency over the streamed rows; nothing new starts once the run must stop.
-  let running = 0
-  /** Wakes the loop when a row is done (or the run must stop), for the next one. */
-  let wake: (() => void) | undefined
-  void health.halted.then(() => wake?.())
   let notSent = 0
-  // A row that fails in a way no outcome covers (a bug) ends the run once the rows in flight
-  // are done; it is kept here, not left as a rejection nobody awaits.
-  let failure: {error: unknown} | undefined
-  const done = () => {
-    running--
-    wake?.()
+  /** The rows this run has to send: those with no result yet. */
+  async function* toSend() {
+    for await (const batch of readRows(file)) yield batch.filter((item): item is FileRow => 'record' in item && !state.finished.has(item.index))
   }
-  const slot = () => new Promise<void>((resolve) => (wake = resolve))
   try {
-    reading: for await (const batch of readRows(file)) for (const item of batch) {
-      if (failure) break reading
-      if (!('record' in item) || state.finished.has(item.index)) continue
-      if (health.stopped) {
-        if (!state.unresolved.has(item.index)) notSent++
-        continue
-      }
-      running++
-      sendRow(item)
-        .catch((error: unknown) => {
-          failure ??= {error}
-        })
-        .finally(done)
-      while (running >= options.concurrency && !health.stopped) await slot()
-    }
-    // the rows in flight finish; after an interruption, for a bounded time
-    const deadline = health.stopped === 'interrupted' ? Date.now() + DRAIN_MS : Infinity
-    let timer: NodeJS.Timeout | undefined
-    if (deadline !== Infinity && running > 0) timer = setTimeout(() => wake?.(), DRAIN_MS)
-    while (running > 0 && Date.now() < deadline) await slot()
-    clearTimeout(timer)
+    await walkRows(toSend(), {
+      concurrency: options.concurrency,
+      health,
+      work: sendRow,
+      skipped: (row) => {
+        if (!state.unresolved.has(row.index)) notSent++
+      },
+      drainMs: DRAIN_MS,
+    })
     // every result on disk before a wait that may take hours
     log.flush()
-    if (failure) throw failure.error
     // rows cut off in flight, or left unknown by an earlier run and not reached now, keep their
     // "sending" line: --resume looks them up
     const unknown = new Set(unknownRows.map((r) => r.index))

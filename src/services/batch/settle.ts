@@ -1,44 +1,13 @@
 // One row on the platform: create it, and when its outcome is unknown (a timeout, an unsigned
-// error, "already submitted") look it up before any resend; the run's health stops the sending
-// after an interruption or a run of transport failures.
+// error, "already submitted") look it up before any resend; the run's health (files/walk.ts)
+// stops the sending after an interruption or a run of transport failures.
 import type {ClientConfig} from '../../client/pipeline.js'
 import {PlatformError, SignatureError, TransportError} from '../../errors.js'
 import {createTransfer, queryTransfer} from '../transfer.js'
+import {sleep, type Health} from '../files/walk.js'
 import type {Outcome, RowResult} from './journal.js'
 
 const SEND_ATTEMPTS = 3
-/** Consecutive transport failures, with no answer between them, that mean the platform is down. */
-const UNREACHABLE_AFTER = 5
-
-/** Why a run stopped before every row was sent. */
-export type StopReason = 'unreachable' | 'interrupted'
-
-/** Whether to go on sending: not after an interruption, nor after a run of transport failures. */
-export class Health {
-  stopped: StopReason | undefined
-  private failures = 0
-  private halt!: () => void
-  /** Settles when the run must stop (so a full window of rows does not hold the loop). */
-  readonly halted = new Promise<void>((resolve) => (this.halt = resolve))
-
-  constructor(signal?: AbortSignal) {
-    if (signal?.aborted) this.stop('interrupted')
-    signal?.addEventListener('abort', () => this.stop('interrupted'), {once: true})
-  }
-
-  answered(): void {
-    this.failures = 0
-  }
-
-  unreachable(): void {
-    if (++this.failures >= UNREACHABLE_AFTER) this.stop('unreachable')
-  }
-
-  private stop(reason: StopReason): void {
-    this.stopped ??= reason
-    this.halt()
-  }
-}
 
 type Settled = Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'>
 
@@ -146,11 +115,4 @@ export function sameRow(found: Found, fields: RowKey): Settled {
   return result
 }
 
-/** A pause that an abort cuts short (its timer cleared, so it never holds the process). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), {once: true})
-  })
-}
 const pause = (attempt: number) => sleep(200 * 2 ** attempt)

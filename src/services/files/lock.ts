@@ -1,12 +1,11 @@
-// One process at a time writes a batch's journal: FILE.journal.lock names it (pid, command,
-// since when), as the local sandbox's runtime file names the sandbox's process. A second run,
-// --resume or status of the batch is refused while that process runs; a lock whose process is
-// gone (killed -9, the machine restarted) is taken over, and the run says so.
+// One process at a time writes a job's journal (a batch's, a reconciliation's): JOURNAL.lock
+// names it (pid, command, since when), as the local sandbox's runtime file names the sandbox's
+// process. A second run, --resume or status of the job is refused while that process runs; a
+// lock whose process is gone (killed -9, the machine restarted) is taken over, and the run says so.
 import {randomBytes} from 'node:crypto'
 import {linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {UsageError} from '../../errors.js'
 import {modifiedMs, processAlive, processStart} from '../../local-sandbox/liveness.js'
-import {refusal} from './journal.js'
 
 /** Who holds a journal's lock: a process, and when and as what it took it. */
 interface LockHolder {
@@ -25,8 +24,9 @@ interface JournalLock {
 }
 
 /**
- * Takes FILE.journal.lock for one process: a second run, --resume or status of the same batch
- * is refused while the holder runs (exit 2, naming it); a lock whose process is gone is taken over.
+ * Takes JOURNAL.lock for one process: a second run, --resume or status of the same job is
+ * refused while the holder runs (exit 2, naming it, `details.reason` 'locked'); a lock whose
+ * process is gone is taken over.
  */
 export async function lockJournal(journal: string, command: string): Promise<JournalLock> {
   const path = `${journal}.lock`
@@ -43,7 +43,9 @@ export async function lockJournal(journal: string, command: string): Promise<Jou
       const held = readLock(path)
       if (!held) continue // released in between: claim again
       if (held.holder && processAlive(held.holder.pid, held.holder.started)) {
-        throw refusal('locked', `${journal} is in use by another unipay process: pid ${held.holder.pid} (${held.holder.command}, since ${held.holder.at}); nothing was done. Wait for it to end, or stop it (kill ${held.holder.pid})`, {journal, pid: held.holder.pid, command: held.holder.command, since: held.holder.at})
+        const error = new UsageError(`${journal} is in use by another unipay process: pid ${held.holder.pid} (${held.holder.command}, since ${held.holder.at}); nothing was done. Wait for it to end, or stop it (kill ${held.holder.pid})`)
+        error.details = {reason: 'locked', journal, pid: held.holder.pid, command: held.holder.command, since: held.holder.at}
+        throw error
       }
       if (!takeOver(path, held.text, text)) {
         // another process is taking it over: see who won

@@ -1,0 +1,36 @@
+// A job's journal on disk: JSON lines appended synchronously, so a kill never loses a line whose
+// write returned. What the entries mean is the job's (batch/journal.ts for a batch).
+import {closeSync, openSync, writeSync} from 'node:fs'
+
+export interface AppendLog<Entry> {
+  write(entry: Entry): void
+  /** Kept until the next write or the close: a line a kill may lose, for one system call less. */
+  later(entry: Entry): void
+  flush(): void
+  close(): void
+}
+
+/** Opens (or creates, 0600) a journal for appending; quiet once closed. */
+export function openAppendLog<Entry>(path: string): AppendLog<Entry> {
+  const fd = openSync(path, 'a', 0o600)
+  let open = true
+  let waiting = ''
+  return {
+    write(entry) {
+      if (open) writeSync(fd, `${waiting}${JSON.stringify(entry)}\n`)
+      waiting = ''
+    },
+    later(entry) {
+      if (open) waiting += `${JSON.stringify(entry)}\n`
+    },
+    flush() {
+      if (open && waiting) writeSync(fd, waiting)
+      waiting = ''
+    },
+    close() {
+      this.flush()
+      if (open) closeSync(fd)
+      open = false
+    },
+  }
+}
