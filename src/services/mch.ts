@@ -4,7 +4,8 @@ import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
 import {managementCall, SessionError, type ManagementConfig} from '../client/management.js'
 import {PlatformError, TransportError, UsageError} from '../errors.js'
 import {describeValues, matchValue, REFUND_STATUS} from '../protocol/enums.js'
-import type {JsonObject, JsonValue} from '../protocol/json.js'
+import type {RefundRecord} from '../protocol/answers.js'
+import {toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 import {parseGmt8} from '../protocol/time.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {storeToken} from './profiles.js'
@@ -59,7 +60,7 @@ function refundFilters(given: RefundFilters): RefundFilters {
   return filters
 }
 
-interface RefundPage {
+export interface RefundPage {
   records: JsonObject[]
   total: number
   size: number
@@ -105,13 +106,35 @@ export async function listRefunds(
 async function allRefunds(config: ManagementConfig, filters: RefundFilters, options: {size: number; limit?: number}): Promise<{records: JsonObject[]; total: number}> {
   const records: JsonObject[] = []
   let total = 0
-  for (let current = 1; ; current++) {
-    const page = await refundPage(config, filters, current, options.size)
+  for await (const page of refundPages(config, filters, options.size)) {
     total = page.total
     records.push(...page.records)
     if (options.limit !== undefined && records.length >= options.limit) return {records: records.slice(0, options.limit), total}
-    if (page.records.length < options.size || records.length >= page.total) return {records, total}
   }
+  return {records, total}
+}
+
+/** Every page from the first to the last, one at a time (a window of a million refunds is never held whole). */
+export async function* refundPages(config: ManagementConfig, filters: RefundFilters, size: number): AsyncGenerator<RefundPage> {
+  let seen = 0
+  for (let current = 1; ; current++) {
+    const page = await refundPage(config, filters, current, size)
+    seen += page.records.length
+    yield page
+    if (page.records.length < size || seen >= page.total) return
+  }
+}
+
+/**
+ * The refunds whose `field` is `value` exactly, of every page: the page's filters match a part
+ * of the number (`P1` finds `P10` too), so only exact matches are kept. `also`: more filters.
+ */
+export async function exactRefunds(config: ManagementConfig, wanted: Partial<Record<'bizOrderNo' | 'bizRefundNo' | 'status', string>>): Promise<RefundRecord[]> {
+  const exact: RefundRecord[] = []
+  for await (const page of refundPages(config, wanted, 100)) {
+    for (const record of page.records) if (Object.entries(wanted).every(([name, value]) => text(record[name]) === value)) exact.push(toPlain(record) as RefundRecord)
+  }
+  return exact
 }
 
 async function refundById(config: ManagementConfig, id: string): Promise<JsonObject> {

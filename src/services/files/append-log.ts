@@ -1,6 +1,7 @@
 // A job's journal on disk: JSON lines appended synchronously, so a kill never loses a line whose
 // write returned. What the entries mean is the job's (batch/journal.ts for a batch).
-import {closeSync, openSync, writeSync} from 'node:fs'
+import {closeSync, createReadStream, openSync, writeSync} from 'node:fs'
+import {createInterface} from 'node:readline'
 
 export interface AppendLog<Entry> {
   write(entry: Entry): void
@@ -32,5 +33,18 @@ export function openAppendLog<Entry>(path: string): AppendLog<Entry> {
       if (open) closeSync(fd)
       open = false
     },
+  }
+}
+
+/** A journal's entries, in the order written; a line torn by a kill mid-write is left out. */
+export async function* readAppendLog<Entry>(path: string): AsyncGenerator<Entry> {
+  for await (const line of createInterface({input: createReadStream(path), crlfDelay: Infinity})) {
+    let entry: Entry
+    try {
+      entry = JSON.parse(line) as Entry
+    } catch {
+      continue
+    }
+    yield entry
   }
 }
