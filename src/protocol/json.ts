@@ -30,6 +30,18 @@ export class JsonTooCostlyError extends JsonSyntaxError {}
 /** Why a "__proto__" key is refused where a body is taken in or sent: no spec field has it, and JavaScript readers that assign it change the object's prototype instead. */
 export const PROTO_KEY_REFUSED = 'the key "__proto__" is refused: JavaScript readers take it as the prototype, not a field'
 
+/** An object with a key twice, with two values: which one is meant is not clear. */
+export class JsonRepeatedKeyError extends JsonSyntaxError {
+  constructor(
+    readonly key: string,
+    /** Where the second one starts in the text. */
+    readonly position: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
 /** JSON that holds a number whose plain form is over MAX_NUMBER_CHARS (protocol-notes section 1). */
 export class JsonNumberTooLongError extends JsonTooCostlyError {}
 
@@ -170,7 +182,7 @@ function parseObject(path: number): JsonObject {
       if (key === '__proto__') Object.defineProperty(object, key, {value, enumerable: true, writable: true, configurable: true})
       else object[key] = value
     } else if (!sameValue(object[key], value)) {
-      throw new JsonSyntaxError(`the key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key)} at position ${keyAt} is repeated with another value`)
+      throw new JsonRepeatedKeyError(key, keyAt, `the key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key)} at position ${keyAt} is repeated with another value`)
     }
     skipSpace()
     const next = text.charCodeAt(at)

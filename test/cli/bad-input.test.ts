@@ -157,6 +157,9 @@ function cases(): Case[] {
     [['alloc', '--biz-order-no', 'B', '--receiver', `MERCHANT_ID:1:1:${long(65)}`], 'receivers[0].receiverName: must be at most 64 characters'],
     [['alloc', '--biz-order-no', 'B', '--receivers-file', '/no/such.json'], '--receivers-file: cannot read /no/such.json'],
     [['alloc', '--biz-order-no', 'B', '--receivers-file', '@BAD_RECEIVERS'], 'is neither a JSON array nor a CSV'],
+    [['alloc', '--biz-order-no', 'B', '--receivers-file', '@DUP_RECEIVER_KEY'], 'line 3: amount: the key is repeated with another value'],
+    [['alloc', '--biz-order-no', 'B', '--receivers-file', '@DUP_RECEIVER_COLUMN'], 'line 1: amount: the column is repeated (columns 3 and 4)'],
+    [['alloc', '--biz-order-no', 'B', '--receivers-file', '@MISSPELT_RECEIVER_COLUMN'], 'receiverAcount: unknown column: did you mean receiverAccount?'],
     [['alloc', '--biz-order-no', 'B', '--receiver', 'MERCHANT_ID:1:1', '--notify-url', 'x'], '--notify-url: must be an http(s) URL'],
   )
   all.push(
@@ -194,6 +197,13 @@ function cases(): Case[] {
     ['@BAD_JSONL', 'line 1: not JSON'],
     ['@BAD_JSONL', 'line 2: not a JSON object'],
     ['@BAD_JSONL', 'line 3: yuan: "0.001" is not an amount in yuan'],
+    // read as strictly as --data: a repeated column or key is refused, by line and name (issue 33.3)
+    ['@DUP_COLUMN', 'line 1: amount: the column is repeated (columns 4 and 5)'],
+    ['@DUP_JSON_KEY', 'line 2: amount: the key is repeated with another value'],
+    ['@HUGE_NUMBER_JSONL', 'line 1: not JSON: the number 1e-10000000 written out would be over'],
+    ['@DEEP_JSONL', 'line 1: not JSON: nested deeper than 512 levels'],
+    // a CRLF inside a quoted cell is one line: the bad row after it is named on its own line
+    ['@CRLF_QUOTED', 'line 4: amount: "1.5" is not a whole number of cents'],
   ] as const) all.push([['transfer', 'batch', file, '--channel-mch-no', 'CM'], message])
   all.push([['transfer', 'batch', '@BAD_ROWS', '--dry-run', '--channel-mch-no', 'CM'], 'nothing would be sent'], [['transfer', 'batch', '@BAD_ROWS', '--concurrency', '0'], 'Expected an integer greater than or equal to 1'])
   // 6. signing tools and keys
@@ -418,6 +428,15 @@ beforeAll(async () => {
   writeFileSync(f('dup-keys.csv'), 'channel,bizTransferNo,payeeType,payeeAccount,amount\nwalletB,K1,user_id,2088a,100\nwalletB,K1,user_id,2088b,5000\n')
   writeFileSync(f('bad.jsonl'), '{nope\n[1]\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088","yuan":"0.001"}\n')
   writeFileSync(f('receivers.txt'), '"unclosed,quote\nrow')
+  // the same row's amount twice: the dry run used to show 9000.00 yuan, exit 0
+  writeFileSync(f('dup-column.csv'), 'channel,payeeType,payeeAccount,amount,amount\nwalletB,user_id,2088A,100,900000\n')
+  writeFileSync(f('dup-key.jsonl'), '{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088A","amount":100}\n{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088B","amount":100,"amount":900000}\n')
+  writeFileSync(f('huge-number.jsonl'), '{"channel":"walletB","payeeType":"user_id","payeeAccount":"2088A","amount":1e-10000000}\n')
+  writeFileSync(f('deep.jsonl'), `{"channel":"walletB","attach":${'['.repeat(600)}${']'.repeat(600)}}\n`)
+  writeFileSync(f('crlf-quoted.csv'), 'channel,payeeType,payeeAccount,amount,payeeName\r\nwalletB,user_id,2088A,100,"Li\r\nWei"\r\nwalletB,user_id,2088B,1.5,Wang\r\n')
+  writeFileSync(f('receivers-dup.json'), '[\n  {"receiverType":"MERCHANT_ID","receiverAccount":"1900","amount":"1.00"},\n  {"receiverType":"MERCHANT_ID","receiverAccount":"1901","amount":"1.00","amount":"9000.00"}\n]\n')
+  writeFileSync(f('receivers-dup.csv'), 'receiverType,receiverAccount,amount,amount\nMERCHANT_ID,1900,1.00,9000.00\n')
+  writeFileSync(f('receivers-misspelt.csv'), 'receiverType,receiverAcount,amount\nMERCHANT_ID,1900,1.00\n')
   const {port} = server.address() as AddressInfo
   const added = await c.run(['profile', 'add', 'counter', '--base-url', `http://127.0.0.1:${port}`, '--mch-no', 'M1', '--private-key-file', f('private.pem')])
   expect(added.code).toBe(0)
@@ -433,6 +452,8 @@ const FILES: Record<string, string> = {
   '@EC_KEY': 'ec.pem', '@ED_KEY': 'ed.pem', '@SHORT_KEY': 'short.pem', '@ENC_KEY': 'enc.pem', '@ENC_PKCS1_KEY': 'enc-pkcs1.pem',
   '@EC_PUBLIC': 'ec-public.pem', '@ED_PUBLIC': 'ed-public.pem', '@SHORT_PUBLIC': 'short-public.pem', '@A_FILE': 'a-file', '@A_FILE_SUB': 'a-file/sub',
   '@UNCLOSED': 'unclosed.csv', '@RAGGED': 'ragged.csv', '@BAD_ROWS': 'bad-rows.csv', '@BAD_JSONL': 'bad.jsonl', '@BAD_RECEIVERS': 'receivers.txt', '@DUP_KEYS': 'dup-keys.csv',
+  '@DUP_COLUMN': 'dup-column.csv', '@DUP_JSON_KEY': 'dup-key.jsonl', '@HUGE_NUMBER_JSONL': 'huge-number.jsonl', '@DEEP_JSONL': 'deep.jsonl', '@CRLF_QUOTED': 'crlf-quoted.csv',
+  '@DUP_RECEIVER_KEY': 'receivers-dup.json', '@DUP_RECEIVER_COLUMN': 'receivers-dup.csv', '@MISSPELT_RECEIVER_COLUMN': 'receivers-misspelt.csv',
 }
 const resolveFiles = (args: string[]) => args.map((a) => (FILES[a] ? f(FILES[a]) : a))
 

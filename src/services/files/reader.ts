@@ -4,9 +4,11 @@
 // mean is the consumer's: this module knows only rows, lines and the names of columns.
 import type {createHash} from 'node:crypto'
 import {accessSync, closeSync, constants, createReadStream, existsSync, openSync, readSync, statSync} from 'node:fs'
-import {createInterface} from 'node:readline'
+import {StringDecoder} from 'node:string_decoder'
 import {readProblem, UsageError} from '../../errors.js'
 import {closest} from '../../protocol/closest.js'
+import {isLosslessNumber, JsonRepeatedKeyError, parseJson, toPlain, type JsonValue} from '../../protocol/json.js'
+import {CsvError, CsvSplitter, LineSplitter, type CsvRecord} from './split.js'
 
 /** Something wrong with a row, or with the file (line 0) or its header (line 1). */
 export interface RowProblem {
@@ -43,7 +45,7 @@ export function checkReadable(file: string, name = 'FILE'): void {
   }
 }
 
-/** The CSV header line, and the separator it uses (comma, else semicolon or tab). */
+/** The CSV header, and the separator it uses (comma, else semicolon or tab). */
 export function readHeader(file: string): Header {
   const fd = openSync(file, 'r')
   try {
@@ -53,7 +55,15 @@ export function readHeader(file: string): Header {
     const line = text.split(/\r?\n/, 1)[0]
     const count = (c: string) => line.split(c).length - 1
     const delimiter = count(',') > 0 ? ',' : count(';') >= count('\t') && count(';') > 0 ? ';' : count('\t') > 0 ? '\t' : ','
-    return {delimiter, columns: line.split(delimiter).map((c) => c.trim().replace(/^"(.*)"$/, '$1'))}
+    // the header as the rows will be read (a quoted name may hold the separator)
+    let columns: string[]
+    try {
+      const splitter = new CsvSplitter(delimiter)
+      columns = (splitter.push(text)[0] ?? (length < buffer.length ? splitter.end()[0] : undefined))?.cells ?? line.split(delimiter)
+    } catch {
+      columns = line.split(delimiter).map((c) => c.trim())
+    }
+    return {delimiter, columns}
   } finally {
     closeSync(fd)
   }
@@ -72,53 +82,91 @@ export function unknownColumn(column: string, known: readonly string[]): string 
   return near ? `unknown column: did you mean ${near}?` : `unknown column (columns: ${known.join(', ')})`
 }
 
+/** The problem of a row whose JSON has a key twice (with two values), named by the key. */
+function jsonProblem(line: number, error: unknown): RowProblem {
+  if (error instanceof JsonRepeatedKeyError) return {line, field: error.key, message: 'the key is repeated with another value: which one is meant is not clear'}
+  return {line, message: `not JSON: ${(error as Error).message}`}
+}
+
+/** A record by column name; "__proto__" stays a column (assigned, it would set the prototype). */
+function byColumn(columns: string[], cells: string[]): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (let i = 0; i < columns.length; i++) {
+    if (columns[i] === '__proto__') Object.defineProperty(record, '__proto__', {value: cells[i], enumerable: true, writable: true, configurable: true})
+    else record[columns[i]] = cells[i]
+  }
+  return record
+}
+
+/** Columns named twice: the header's problem, on line 1 (a row would hold two values for one name). */
+function repeatedColumns(columns: string[]): RowProblem[] {
+  const seen = new Map<string, number>()
+  const problems: RowProblem[] = []
+  columns.forEach((column, i) => {
+    const first = seen.get(column)
+    if (first === undefined) seen.set(column, i + 1)
+    else problems.push({line: 1, field: column, message: `the column is repeated (columns ${first} and ${i + 1}): which one is meant is not clear`})
+  })
+  return problems
+}
+
 /**
- * Rows of the file with their line numbers, in batches (the rows parsed from one read of the
- * file, a few hundred): consumers check a batch without waiting between rows, so a row's objects
- * die young and memory stays flat. The file's SHA-256 goes into `hash` as it is read. A line that
- * is no row (bad JSON, bad CSV) comes as a RowProblem in its place.
+ * Rows of the file with their line numbers (a row's first line), in batches (the rows of one read
+ * of the file, about a thousand): consumers check a batch without waiting between rows, so a
+ * row's objects die young and memory stays flat. The file's SHA-256 goes into `hash` as it is
+ * read. Read as strictly as `--data`: a JSON line by the same parser (a key repeated with
+ * another value, numbers kept exact, nesting and size bounded), a CSV header naming a column
+ * twice refused. What is no row comes as a RowProblem in its place: a line that is not JSON, a
+ * CSV row with more or fewer cells than the header; a CSV file that cannot be read on (an
+ * unclosed quote) or a repeated column ends the rows there.
  */
 export async function* readRows(file: string, hash?: ReturnType<typeof createHash>): AsyncGenerator<(FileRow | RowProblem)[]> {
-  const {parse} = await import('csv-parse')
-  // Set up every consumer in the same tick: a 'data' listener starts the flow at once.
-  const stream = createReadStream(file, {highWaterMark: 16 * 1024})
-  if (hash) stream.on('data', (chunk) => hash.update(chunk))
+  const jsonLines = isJsonLines(file)
+  const splitter = jsonLines ? new LineSplitter() : new CsvSplitter(readHeader(file).delimiter)
+  const decoder = new StringDecoder('utf8')
+  let columns: string[] | undefined
   let index = 0
-  if (isJsonLines(file)) {
-    let line = 0
-    for await (const text of createInterface({input: stream, crlfDelay: Infinity})) {
-      line++
-      if (!text.trim()) continue
-      let record: unknown
-      try {
-        record = JSON.parse(text)
-      } catch (error) {
-        yield [{line, message: `not JSON: ${(error as Error).message}`}]
-        continue
-      }
-      if (record === null || typeof record !== 'object' || Array.isArray(record)) yield [{line, message: 'not a JSON object'}]
-      else yield [{index: index++, line, record: record as Record<string, unknown>}]
+  const rows = (records: CsvRecord[]): (FileRow | RowProblem)[] => {
+    const batch: (FileRow | RowProblem)[] = []
+    for (const {cells, line} of records) {
+      if (jsonLines) {
+        let value: JsonValue
+        try {
+          value = parseJson(cells[0])
+        } catch (error) {
+          batch.push(jsonProblem(line, error))
+          continue
+        }
+        if (value === null || typeof value !== 'object' || Array.isArray(value) || isLosslessNumber(value)) batch.push({line, message: 'not a JSON object'})
+        else batch.push({index: index++, line, record: toPlain(value) as Record<string, unknown>})
+      } else if (columns === undefined) {
+        columns = cells
+        const repeated = repeatedColumns(columns)
+        if (repeated.length > 0) throw new StopReading(repeated)
+      } else if (cells.length !== columns.length) {
+        batch.push({line, message: `not valid CSV: ${cells.length} cells, but the header has ${columns.length} columns`})
+      } else batch.push({index: index++, line, record: byColumn(columns, cells)})
     }
-    return
+    return batch
   }
-  const {delimiter} = readHeader(file)
-  const parser = parse({columns: true, delimiter, skip_empty_lines: true, trim: true, bom: true})
-  // Each record with its line, from the parser's count as it hands the record on. (Its `info`
-  // option gives the line too, but builds an object of a dozen fields per row: most of the cost
-  // of reading a file, and what filled the heap on long ones.)
-  const push = parser.push.bind(parser)
-  parser.push = (record: Record<string, string> | null) => push(record === null ? null : {record, line: parser.info.lines})
-  stream.pipe(parser)
-  type Parsed = {record: Record<string, string>; line: number}
   try {
-    for await (const first of parser as AsyncIterable<Parsed>) {
-      // the rest of what this read parsed is there already
-      const batch: FileRow[] = [{index: index++, line: first.line, record: first.record}]
-      for (let next: Parsed | null; (next = parser.read() as Parsed | null) !== null; ) batch.push({index: index++, line: next.line, record: next.record})
-      yield batch
+    for await (const chunk of createReadStream(file, {highWaterMark: 64 * 1024})) {
+      hash?.update(chunk as Buffer)
+      const batch = rows(splitter.push(decoder.write(chunk as Buffer)))
+      if (batch.length > 0) yield batch
     }
+    const batch = rows(splitter.push(decoder.end()).concat(splitter.end()))
+    if (batch.length > 0) yield batch
   } catch (error) {
-    const lines = (error as {lines?: number}).lines
-    yield [{line: lines ?? 0, message: `not valid CSV: ${(error as Error).message}`}]
+    if (error instanceof StopReading) yield error.problems
+    else if (error instanceof CsvError) yield [{line: error.line, message: `not valid ${jsonLines ? 'JSON lines' : 'CSV'}: ${error.message}`}]
+    else throw error
+  }
+}
+
+/** The end of a file's rows: what makes reading on pointless. */
+class StopReading extends Error {
+  constructor(readonly problems: RowProblem[]) {
+    super('stop reading')
   }
 }
