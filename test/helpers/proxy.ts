@@ -17,6 +17,8 @@ export interface Proxy {
   answer?: (body: Record<string, any>, path: string) => {code: number; msg: string; data?: unknown; tamper?: boolean} | undefined
   /** While set, every connection is cut as soon as its request is read: the platform is gone. */
   down?: boolean
+  /** Milliseconds each request waits before it is answered or passed on (a slow platform). */
+  delayMs?: number
   close(): Promise<void>
 }
 
@@ -29,12 +31,14 @@ function signed(reqId: unknown, answer: {code: number; msg: string; data?: unkno
   return JSON.stringify({...body, sign})
 }
 
+const later = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms))
+
 export async function proxyTo(target: string): Promise<Proxy> {
   const proxy = {received: [] as Proxy['received']} as Proxy
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (d: Buffer) => chunks.push(d))
-    req.on('end', () => {
+    req.on('end', () => void later(proxy.delayMs).then(() => {
       const raw = Buffer.concat(chunks)
       let body: Record<string, any> | undefined
       try {
@@ -55,7 +59,7 @@ export async function proxyTo(target: string): Promise<Proxy> {
       })
       onward.on('error', () => res.destroy())
       onward.end(raw)
-    })
+    }))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
