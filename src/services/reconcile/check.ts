@@ -2,11 +2,12 @@
 // with its line (header problems once, on line 1), the other columns named once, what the
 // ledger holds by kind, and its numbers put in a compact set as they are read (a number seen
 // twice; for the other direction, the refunds the ledger holds).
-import {createHash} from 'node:crypto'
+import {createHash, type Hash} from 'node:crypto'
+import {statSync} from 'node:fs'
 import {InterruptedError} from '../../errors.js'
 import {counted} from '../../protocol/plural.js'
 import {checkReadable, isJsonLines, readHeader, readRows, type RowProblem} from '../files/reader.js'
-import {headerOf, KINDS, ledgerRow, rowKey, type Kind, type LedgerRow} from './ledger.js'
+import {headerOf, ledgerRow, rowKey, type Kind, type LedgerRow} from './ledger.js'
 import {NumberSet} from './number-set.js'
 
 /** Other columns named, at most (a JSON-lines file may bring a new key on every line). */
@@ -62,38 +63,45 @@ export async function checkLedger(file: string, onProblem: (problem: RowProblem)
   // a column the header already answered for is not reported again on every row
   const answered = new Set((header?.problems ?? []).map((p) => p.field).filter((field) => field !== undefined))
   const ignored = new Set(header?.ignored ?? [])
-  const numbers = new NumberSet()
-  const repeatedKeys = new Set<string>()
-  for await (const batch of readRows(file, hash)) for (const item of batch) {
-    if (signal?.aborted) throw new InterruptedError(signal.reason, `interrupted while checking ${file} (${counted(plan.rows, 'row')} read); nothing was asked`)
-    if (!('record' in item)) {
-      report(item)
-      continue
-    }
-    plan.rows++
-    const {row, problems: found, unknown} = ledgerRow(item.record, item.index, item.line)
-    for (const key of unknown) if (ignored.size < MOST_IGNORED) ignored.add(key)
-    for (const problem of found) {
-      if (problem.field !== undefined && answered.has(problem.field)) continue
-      // a near miss among a JSON line's keys would repeat on every line: reported once
-      if (problem.message.startsWith('unknown column')) answered.add(problem.field!)
-      report({line: item.line, ...problem})
-    }
-    if (!row) continue
-    plan.byKind[row.kind].rows++
-    plan.byKind[row.kind].cents += row.amount
-    if (row.refunded !== undefined) plan.refundedRows++
-    const key = rowKey(row)
-    if (!numbers.add(key)) {
-      plan.repeated++
-      repeatedKeys.add(key)
+  const checked: CheckedLedger = {plan, problems: 0, numbers: new NumberSet(), repeatedKeys: new Set()}
+  // the bytes read so far: the set of numbers is sized for the whole file from its first rows
+  let bytesRead = 0
+  const counting = {update: (chunk: Buffer) => ((bytesRead += chunk.length), hash.update(chunk))} as unknown as Hash
+  const fileBytes = statSync(file).size
+  for await (const batch of readRows(file, counting)) {
+    if (plan.rows === 0) checked.numbers.expect(Math.ceil((batch.length * fileBytes) / Math.max(1, bytesRead)))
+    for (const item of batch) {
+      if (signal?.aborted) throw new InterruptedError(signal.reason, `interrupted while checking ${file} (${counted(plan.rows, 'row')} read); nothing was asked`)
+      if (!('record' in item)) {
+        report(item)
+        continue
+      }
+      plan.rows++
+      const {row, problems: found, unknown} = ledgerRow(item.record, item.index, item.line)
+      for (const key of unknown) if (ignored.size < MOST_IGNORED) ignored.add(key)
+      for (const problem of found) {
+        if (problem.field !== undefined && answered.has(problem.field)) continue
+        // a near miss among a JSON line's keys would repeat on every line: reported once
+        if (problem.message.startsWith('unknown column')) answered.add(problem.field!)
+        report({line: item.line, ...problem})
+      }
+      if (row) count(checked, row)
     }
   }
   if (plan.rows === 0 && problems === 0) report({line: 0, message: 'no rows: the file is empty or has only its header'})
   plan.ignoredColumns = [...ignored]
   plan.fileSha256 = hash.digest('hex')
-  return {plan, problems, numbers, repeatedKeys}
+  return {...checked, problems}
 }
 
-/** The kinds a plan holds rows of, for messages. */
-export const kindsIn = (plan: LedgerPlan): Kind[] => KINDS.filter((kind) => plan.byKind[kind].rows > 0)
+/** A valid row in the plan and its number in the set (a number seen before: a repeat). */
+function count({plan, numbers, repeatedKeys}: CheckedLedger, row: LedgerRow): void {
+  plan.byKind[row.kind].rows++
+  plan.byKind[row.kind].cents += row.amount
+  if (row.refunded !== undefined) plan.refundedRows++
+  const key = rowKey(row)
+  if (!numbers.add(key)) {
+    plan.repeated++
+    repeatedKeys.add(key)
+  }
+}

@@ -1,6 +1,6 @@
 // The ledger's numbers, kept compactly: each as a 64-bit hash (8 bytes, however long the number)
 // in an open-addressed table, so a million of them cost about 10 MB wherever the file is read.
-// Membership is by hash: two numbers sharing 64 bits (about one chance in 10^7 for a million
+// Membership is by hash: two numbers sharing 64 bits (about 3 chances in 10^8 for a million
 // rows) would look like one, so a number the walk reports as a duplicate is checked by its text.
 
 /** A table never fuller than this: linear probing stays short. */
@@ -51,6 +51,17 @@ export class NumberSet {
     }
   }
 
+  /**
+   * Sizes the table for about `count` numbers now, while it holds few: one allocation instead of
+   * a series of ever larger ones, each left to the garbage collector (a million numbers would
+   * leave some 20 MB of them).
+   */
+  expect(count: number): void {
+    const capacity = Math.ceil(count / MAX_LOAD)
+    if (capacity <= this.capacity) return
+    this.resize(capacity)
+  }
+
   /** Bytes the table holds. */
   get bytes(): number {
     return this.slots.byteLength
@@ -76,8 +87,12 @@ export class NumberSet {
 
   /** One and a half times the room: a million numbers take 10 to 15 MB, not the 16 of a doubling past 2^20. */
   private grow(): void {
+    this.resize(Math.ceil(this.capacity * 1.5))
+  }
+
+  private resize(capacity: number): void {
     const old = this.slots
-    this.capacity = Math.ceil(this.capacity * 1.5)
+    this.capacity = capacity
     this.slots = new Uint32Array(this.capacity * 2)
     this.size = 0
     for (let at = 0; at < old.length; at += 2) if (old[at] !== 0 || old[at + 1] !== 0) this.insert(old[at], old[at + 1])
