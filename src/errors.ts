@@ -1,6 +1,7 @@
 // Every failure the CLI reports, one class per kind, each with its exit code (PRODUCT.md):
-// 1 platform error, 2 bad input, 3 signature, 4 transport, 5 batch rows failed, 130/143
-// interrupted by SIGINT/SIGTERM; 70 (sysexits' EX_SOFTWARE) for a bug in the CLI itself.
+// 1 platform error, 2 bad input, 3 signature, 4 transport, 5 batch rows failed, 74 (sysexits'
+// EX_IOERR) a local file could not be written mid-run, 130/143 interrupted by SIGINT/SIGTERM;
+// 70 (sysexits' EX_SOFTWARE) for a bug in the CLI itself.
 import type {FieldProblem} from './protocol/schemas.js'
 
 /** A failure neither ours nor oclif's (a TypeError): a bug in the CLI, with a line asking to report it. */
@@ -70,6 +71,28 @@ export class TransportError extends UnipayError {
 export class ConfigError extends UnipayError {
   readonly exitCode = 2
   readonly kind = 'config'
+}
+
+/** A local file the run needed (a journal, a results file) could not be written once it had begun: full disk, a folder gone. */
+export const EXIT_LOCAL_WRITE = 74
+
+export class LocalWriteError extends UnipayError {
+  readonly exitCode = EXIT_LOCAL_WRITE
+  readonly kind = 'local-write'
+  constructor(
+    readonly path: string,
+    cause: unknown,
+    what: string,
+  ) {
+    super(`${path} could not be written (${writeProblem(cause)}): ${what}`)
+  }
+}
+
+/** Why a write failed, in words: the common cases named, else the system's code. */
+export function writeProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const words: Record<string, string> = {ENOSPC: 'no space left on the device', EFBIG: 'the file is over the size this process may write', EDQUOT: 'the disk quota is used up', EROFS: 'a read-only file system', EIO: 'an input/output error'}
+  return (code && (words[code] ?? READ_PROBLEMS[code])) ?? code ?? (error as Error).message
 }
 
 /** SIGINT or SIGTERM before anything was sent: exit as the shell reports the signal (130, 143). */

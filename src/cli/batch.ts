@@ -95,6 +95,13 @@ export interface NextCommands {
 
 /** The exit code and the closing note of a run. */
 export function verdict(tally: Tally & Partial<Pick<Summary, 'stopped' | 'notSent'>>, next: NextCommands, interrupted?: NodeJS.Signals): {exitCode: number; note?: string} {
+  if (tally.unwritten) {
+    // the results file alone was lost: written again from the journal, nothing sent (never --again)
+    const {file, problem} = tally.unwritten
+    const rest = verdict({...tally, unwritten: undefined}, next, interrupted)
+    const lost = `${file} could not be written (${problem}); nothing is lost: every outcome is in ${tally.journal}. Once there is room, write the results from it, sending nothing, with: ${next.status}`
+    return {exitCode: interrupted ? rest.exitCode : batchExitCode(tally), note: rest.note ? `${lost}; ${rest.note}` : lost}
+  }
   const resume = `${next.run} --resume`
   if (interrupted) {
     const inFlight = tally.counts.unknown ? `, ${tally.counts.unknown} in flight` : ''

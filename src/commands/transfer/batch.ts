@@ -1,7 +1,7 @@
 import {resolve} from 'node:path'
 import {apiFlags, Args, BaseCommand, type Flag, Flags} from '../../cli/base.js'
 import {amountNote, commandLine, countsLine, failedRowLines, interruptible, lineWriter, parseWait, profileWords, progressBar, typed, verdict, waitFlag, waitNote, withWaitDefault, type NextCommands} from '../../cli/batch.js'
-import {UsageError} from '../../errors.js'
+import {LocalWriteError, UsageError} from '../../errors.js'
 import {stringifyJson} from '../../protocol/json.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {renderRows} from '../../output/table.js'
@@ -24,7 +24,7 @@ export type TransferBatchResult = Summary | BatchPlanResult
 
 export default class TransferBatch extends BaseCommand {
   static summary = 'Pay many payees from a CSV or JSON-lines file, safely resumable'
-  static description = `Columns (CSV header, comma-, semicolon- or tab-separated, or JSON keys): channel, channelMchNo, bizTransferNo, amount (cents) or yuan, payeeType, payeeAccount, payeeName, title, reason, attach, notifyUrl, transferScene; flags give defaults for missing ones. Every row is checked first: any bad row stops the run before anything is sent (exit 2, all bad rows listed by line, header problems once on line 1). Each row's bizTransferNo is fixed before the first send (the column, or derived from the file's content and the row), and a journal (FILE.journal) records every send, so after a kill \`--resume\` finishes the job without paying anyone twice: rows whose outcome was unknown are queried, not resent. One process at a time: a second run, --resume or status of the same FILE while one runs is refused (exit 2, naming its pid; FILE.journal.lock), and a lock left by a process that is gone is taken over. A finished file run again is refused (exit 2, saying when it ran): its rows keep their bizTransferNo, so it would pay nobody; to pay the same list again on purpose, add --again (new bizTransferNo for every row, from a run id kept in the journal), or give the rows new numbers in a bizTransferNo column. A new file in its place starts fresh (the finished journal is kept as FILE.<date>.<sha>.journal, and still refuses that content again). Rows the platform already had from a run this journal does not record are not paid again and fail (exit 5). Every hint printed is the full command that finishes the job. Progress bar on a terminal; one JSON line per row when stdout is piped. --out writes ${RESULT_COLUMNS.join(', ')}. Exit 0 when every row succeeded, 5 when some failed or stayed unknown, 6 when some are still processing (settle them with --wait, or later with \`transfer batch status FILE\`), 4 when the platform stopped answering (nothing more is sent; --resume later), 130/143 when interrupted by SIGINT/SIGTERM (rows in flight finish, --out is written; --resume later; before the first send it just ends, with no journal). --out lists the rows in file order.`
+  static description = `Columns (CSV header, comma-, semicolon- or tab-separated, or JSON keys): channel, channelMchNo, bizTransferNo, amount (cents) or yuan, payeeType, payeeAccount, payeeName, title, reason, attach, notifyUrl, transferScene; flags give defaults for missing ones. Every row is checked first: any bad row stops the run before anything is sent (exit 2, all bad rows listed by line, header problems once on line 1). Each row's bizTransferNo is fixed before the first send (the column, or derived from the file's content and the row), and a journal (FILE.journal) records every send, so after a kill \`--resume\` finishes the job without paying anyone twice: rows whose outcome was unknown are queried, not resent. One process at a time: a second run, --resume or status of the same FILE while one runs is refused (exit 2, naming its pid; FILE.journal.lock), and a lock left by a process that is gone is taken over. A finished file run again is refused (exit 2, saying when it ran): its rows keep their bizTransferNo, so it would pay nobody; to pay the same list again on purpose, add --again (new bizTransferNo for every row, from a run id kept in the journal), or give the rows new numbers in a bizTransferNo column. A new file in its place starts fresh (the finished journal is kept as FILE.<date>.<sha>.journal, and still refuses that content again). Rows the platform already had from a run this journal does not record are not paid again and fail (exit 5). Every hint printed is the full command that finishes the job. Progress bar on a terminal; one JSON line per row when stdout is piped. --out writes ${RESULT_COLUMNS.join(', ')}. Exit 0 when every row succeeded, 5 when some failed or stayed unknown, 6 when some are still processing (settle them with --wait, or later with \`transfer batch status FILE\`), 4 when the platform stopped answering (nothing more is sent; --resume later), 74 when a file could not be written once the run began (a full disk: sending stops at once if it is the journal; every outcome is in the journal, and the note gives the \`transfer batch status\` that writes the results, sending nothing), 130/143 when interrupted by SIGINT/SIGTERM (rows in flight finish, --out is written; --resume later; before the first send it just ends, with no journal). --out lists the rows in file order. Every file the run writes is checked before anything is sent (exit 2): its folder exists and can be written, and --out is neither FILE nor its journal. --out and the --dry-run plan are written 0600, and a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' so that no spreadsheet runs it as a formula.`
 
   static examples = [
     '<%= config.bin %> transfer batch payouts.csv --concurrency 16 --out results.csv --wait 30m',
@@ -107,6 +107,8 @@ export default class TransferBatch extends BaseCommand {
       })
     } catch (error) {
       if (error instanceof UsageError) error.hint ??= refusalHint(error, next, profileWords(flags))
+      // the journal could not be written: sending stopped; what was sent is looked up, never sent again
+      if (error instanceof LocalWriteError) error.hint ??= `once there is room: ${next.status} looks up the rows that were sent, sending nothing${flags.out ? ', and writes the results' : ''}; then ${next.run} --resume sends the rows not sent yet (no row twice)`
       throw error
     } finally {
       rows.flush()
@@ -207,6 +209,10 @@ function refusalHint(error: UsageError, next: NextCommands, profile: string[]): 
     case 'other-unfinished':
       return `restore that file here and finish it with: ${next.run} --resume; or move the journal away to start this file`
     case 'already-run':
+      // a run whose results file was lost needs that file, not a second payment
+      if (typeof error.details.resultsLost === 'string') {
+        return `its results were not written to ${error.details.resultsLost}: write them from its journal, sending nothing, with: ${commandLine(['transfer', 'batch', 'status', typed(String(error.details.journal)), ...profile, '--out', typed(error.details.resultsLost)])}`
+      }
       return `to pay the same list again on purpose: ${next.run} --again (every row gets a new bizTransferNo); or give the rows new numbers in a bizTransferNo column. That run's results: ${commandLine(['transfer', 'batch', 'status', typed(String(error.details.journal)), ...profile])}`
     default:
       return undefined

@@ -7,6 +7,7 @@ import {checkRules, unsendableFields, transferRowRules} from '../../protocol/fie
 import {counted} from '../../protocol/plural.js'
 import {writeCsv} from '../files/csv-writer.js'
 import {checkReadable, isJsonLines, readHeader, readRows, separatorProblem, unknownColumn as unknownFileColumn, type Header, type RowProblem} from '../files/reader.js'
+import {checkRunFiles} from './journal.js'
 import {PLAN_COLUMNS} from './results.js'
 
 export type {RowProblem}
@@ -169,6 +170,8 @@ export interface PlannedRow {
  * `out`, every row's plan written there. `name` is the file as the user gave it.
  */
 export async function planBatch(file: string, name: string, defaults: Record<string, unknown>, onProblem: (problem: RowProblem) => void, out?: string): Promise<Plan & {problems: number}> {
+  checkReadable(file)
+  if (out) checkRunFiles(file, out, {writesJournal: false})
   const {keyed: _, ...plan} = await validateBatch(file, defaults, onProblem)
   if (plan.problems > 0) throw new UsageError(`${counted(plan.problems, 'problem')} in ${name}: nothing would be sent`)
   if (out) await writeCsv(out, PLAN_COLUMNS, plannedRows(file, defaults, plan.fileSha256))

@@ -7,7 +7,7 @@ import {UsageError} from '../../errors.js'
 import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
 import {sleep} from '../files/walk.js'
-import {applyResult, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
+import {applyResult, checkRunFiles, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
 import {writeResults} from './results.js'
 import {lookUp, sameRow} from './settle.js'
 
@@ -86,6 +86,8 @@ async function settle(options: StatusOptions, journal: string, byJournal: boolea
     }
   }
   checkSamePlatform(state.start, options.client, journal, 'the batch')
+  const outFile = options.outFile ?? state.start?.outFile
+  checkRunFiles(byJournal ? journal.slice(0, -'.journal'.length) : options.file, outFile, {journal})
   const log = openJournal(journal)
   try {
     // rows sent with no known outcome: found now, they get one; not found, they were never created
@@ -102,9 +104,8 @@ async function settle(options: StatusOptions, journal: string, byJournal: boolea
     log.close()
   }
   const unknownRows = [...state.unresolved].map(([index, e]): RowResult => ({index, line: e.line ?? 0, bizTransferNo: e.bizTransferNo, channel: e.channel ?? '', amount: e.amount ?? 0, outcome: 'unknown', message: 'sent, outcome unknown: not found on the platform (or it could not be reached)'}))
-  const outFile = options.outFile ?? state.start?.outFile
   const tally = tallyOf(state, journal, unknownRows, outFile)
-  if (outFile) await writeResults(journal, tally.rows, unknownRows, outFile)
+  if (outFile) tally.unwritten = await writeResults(journal, tally.rows, unknownRows, outFile)
   // rows an interrupted or stopped run never reached: only --resume sends them
   const notSent = Math.max(0, (state.start?.rows ?? 0) - state.done - state.unresolved.size)
   return {...tally, notSent, ...(state.start?.flags ? {runFlags: state.start.flags} : {})}

@@ -9,6 +9,7 @@ import {UsageError} from '../../errors.js'
 import {formatGmt8} from '../../protocol/time.js'
 import {counted} from '../../protocol/plural.js'
 import {openAppendLog, type AppendLog} from '../files/append-log.js'
+import {checkWritable, type KeptFile} from '../files/csv-writer.js'
 import {FinishedRows} from '../files/journal.js'
 
 /** A journal's time as every other time on screen: GMT+8, `yyyy-MM-dd HH:mm:ss` (--json keeps the recorded ISO time). */
@@ -38,6 +39,8 @@ export interface Tally {
   failed: Pick<RowResult, 'line' | 'bizTransferNo' | 'outcome' | 'transferNo' | 'code' | 'message'>[]
   journal: string
   outFile?: string
+  /** The result CSV could not be written (a full disk, its folder gone): every outcome is in the journal. */
+  unwritten?: {file: string; problem: string}
 }
 
 /**
@@ -46,7 +49,9 @@ export interface Tally {
  */
 type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string; runId?: string; flags?: string[]}
 type SendingEntry = {type: 'sending'; index: number; line?: number; bizTransferNo: string; channel?: string; amount?: number}
-export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult)
+/** Whether the result CSV was written from this journal: a lost one is written again by `status`, never paid again. */
+type ResultsEntry = {type: 'results'; file: string; written: boolean; at: string}
+export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult) | ResultsEntry
 
 /**
  * A journal's state. A row's results run processing -> final (a later line wins); memory grows
@@ -68,6 +73,8 @@ export interface JournalState {
   cents: Record<Outcome, number>
   failed: Tally['failed']
   done: number
+  /** The result CSV the latest attempt failed to write, if it failed. */
+  resultsLost?: string
 }
 
 const emptyCounts = (): Record<Outcome, number> => ({success: 0, processing: 0, fail: 0, unknown: 0})
@@ -112,7 +119,7 @@ export async function readJournal(journal: string, keep = true): Promise<Journal
     } else if (entry.type === 'result') {
       const {type: _, ...result} = entry
       applyResult(state, result)
-    }
+    } else if (entry.type === 'results') state.resultsLost = entry.written ? undefined : entry.file
   }
   return state
 }
@@ -128,8 +135,27 @@ export function tallyOf(state: JournalState, journal: string, unknownRows: RowRe
  * the close, so a row costs one system call: for results a kill may lose, as the row's "sending"
  * line makes --resume look it up instead.
  */
-export const openJournal = (journal: string): BatchLog => openAppendLog<JournalEntry>(journal)
+export const openJournal = (journal: string): BatchLog => openAppendLog<JournalEntry>(journal, 'sending stopped, as every send must be recorded before it goes')
 export type BatchLog = AppendLog<JournalEntry>
+
+/** The files a run of a batch keeps: no file it writes may be one of them. */
+function keptFiles(file: string, journal: string): KeptFile[] {
+  return [
+    {path: file, what: 'the batch file'},
+    {path: journal, what: 'its journal'},
+    {path: `${journal}.lock`, what: "its journal's lock"},
+  ]
+}
+
+/**
+ * Every file a run (or `status`, or a dry run) will write, checked before anything is read from
+ * or sent to the platform: the journal's folder (beside the file) can be written, and --out can
+ * be, and is none of the files the run keeps. Exit 2, nothing sent.
+ */
+export function checkRunFiles(file: string, outFile: string | undefined, {journal = `${file}.journal`, writesJournal = true} = {}): void {
+  if (writesJournal) checkWritable(`the journal ${journal}`, journal, [{path: file, what: 'the batch file'}])
+  if (outFile) checkWritable('--out', outFile, keptFiles(file, journal))
+}
 
 /** An earlier run's state, and where its journal goes when it was a finished run: of other content, or of this file paid again. */
 export interface PriorRun {
@@ -213,7 +239,7 @@ function alreadyPaid(file: string, journal: string, state: JournalState): UsageE
   return refusal(
     'already-run',
     `${file} was run to the end already (${start ? `started ${shownTime(start.at)}, ` : ''}${counted(start?.rows ?? state.done, 'row')}: ${outcomes}; journal ${journal}): nothing was sent. Its rows keep their bizTransferNo, so running it again would pay nobody`,
-    {journal, startedAt: start?.at, counts: {...counts, processing: state.pending.size}},
+    {journal, startedAt: start?.at, counts: {...counts, processing: state.pending.size}, ...(state.resultsLost ? {resultsLost: state.resultsLost} : {})},
   )
 }
 

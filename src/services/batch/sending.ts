@@ -8,11 +8,11 @@ import {counted} from '../../protocol/plural.js'
 import {checkKeys, withKeepAlive} from '../files/connection.js'
 import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
-import {readRows, type FileRow} from '../files/reader.js'
+import {checkReadable, readRows, type FileRow} from '../files/reader.js'
 import {Health, walkRows, type StopReason} from '../files/walk.js'
 import {derivedBizTransferNo, rowFields, validateBatch, type Plan, type RowProblem} from './file.js'
 import {followPending} from './following.js'
-import {applyResult, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
+import {applyResult, checkRunFiles, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
 import {writeResults} from './results.js'
 import {settleRow} from './settle.js'
 
@@ -62,6 +62,8 @@ interface RunOptions {
 
 export async function runBatch(options: RunOptions): Promise<Summary> {
   const {file, signal} = options
+  checkReadable(file)
+  checkRunFiles(file, options.outFile)
   const {problems, keyed, ...plan} = await validateBatch(file, options.defaults, options.onProblem, signal)
   if (problems > 0) throw new UsageError(`${counted(problems, 'problem')} in ${file}: nothing was sent`)
   if (options.again && keyed > 0) {
@@ -161,6 +163,6 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
     log.close()
   }
   const tally = tallyOf(state, journal, unknownRows, options.outFile)
-  if (options.outFile) await writeResults(journal, tally.rows, unknownRows, options.outFile)
-  return {...plan, ...tally, previouslyDone, stopped: health.stopped, notSent, archived, ...(runId ? {runId} : {})}
+  const unwritten = options.outFile ? await writeResults(journal, tally.rows, unknownRows, options.outFile) : undefined
+  return {...plan, ...tally, previouslyDone, stopped: health.stopped, notSent, archived, ...(runId ? {runId} : {}), ...(unwritten ? {unwritten} : {})}
 }

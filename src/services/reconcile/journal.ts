@@ -97,7 +97,7 @@ export async function* differencesIn(journal: string): AsyncGenerator<Difference
   }
 }
 
-export const openJournal = (journal: string): ReconcileLog => openAppendLog<JournalEntry>(journal)
+export const openJournal = (journal: string): ReconcileLog => openAppendLog<JournalEntry>(journal, 'asking stopped, as every row compared must be recorded first')
 
 /** Whether a run's journal has every row and, when it lists a window, the window's end. */
 export const finishedRun = (state: JournalState): boolean => state.start !== undefined && state.done >= state.start.rows && (!state.start.window || state.windowDone)

@@ -1,17 +1,15 @@
 // A run: the ledger checked whole, its journal consulted, the platform reached, then the rows
 // streamed through with bounded concurrency (each compared, journalled, then reported), then the
 // other direction (the refunds of a window the ledger does not hold), then --out from the journal.
-import {accessSync, constants, existsSync, statSync} from 'node:fs'
-import {dirname} from 'node:path'
 import type {ManagementConfig} from '../../client/management.js'
 import type {ClientConfig} from '../../client/pipeline.js'
-import {InterruptedError, TransportError, UsageError} from '../../errors.js'
+import {InterruptedError, LocalWriteError, TransportError, UsageError} from '../../errors.js'
 import type {RefundRecord} from '../../protocol/answers.js'
 import {toPlain} from '../../protocol/json.js'
 import {counted} from '../../protocol/plural.js'
 import {formatGmt8} from '../../protocol/time.js'
 import {checkKeys, withKeepAlive} from '../files/connection.js'
-import {writeCsv} from '../files/csv-writer.js'
+import {checkWritable, writeCsv} from '../files/csv-writer.js'
 import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
 import type {RowProblem} from '../files/reader.js'
@@ -83,21 +81,6 @@ export async function checkOnly(ledger: string, name: string, onProblem: (proble
   return plan
 }
 
-/** A file the run will write: never the ledger, in a folder that exists and can be written, checked before any call. */
-function checkWritable(path: string, what: string, ledger: string): void {
-  if (path === ledger) throw new UsageError(`${what}: ${path} is the ledger itself`)
-  const folder = dirname(path)
-  if (!existsSync(folder)) throw new UsageError(`${what}: the folder ${folder} does not exist`)
-  try {
-    accessSync(folder, constants.W_OK)
-    if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`${what}: ${path} is a folder`)
-    if (existsSync(path)) accessSync(path, constants.W_OK)
-  } catch (error) {
-    if (error instanceof UsageError) throw error
-    throw new UsageError(`${what}: ${path} cannot be written (${(error as NodeJS.ErrnoException).code})`)
-  }
-}
-
 export async function reconcile(options: RunOptions): Promise<Summary> {
   const {ledger, journal, signal} = options
   const checked = await checkLedger(ledger, options.onProblem, signal)
@@ -109,9 +92,10 @@ export async function reconcile(options: RunOptions): Promise<Summary> {
     const why = plan.refundedRows > 0 ? `${counted(plan.refundedRows, 'payment')} of ${options.name} ${plan.refundedRows === 1 ? 'gives' : 'give'} refunded, which is compared` : '--create-time-start and --create-time-end list refunds'
     throw new UsageError(`${why} through the management API, and this profile has no session: log in first (unipay mch login --account ACCOUNT); nothing was asked`)
   }
-  checkWritable(journal, '--journal', ledger)
-  if (options.outFile) checkWritable(options.outFile, '--out', ledger)
-  if (options.outFile === journal) throw new UsageError(`--out: ${journal} is the journal`)
+  // every file the run writes, before anything is asked: none of them may be one it keeps
+  const ledgerFile = {path: ledger, what: 'the ledger'}
+  checkWritable(journal === `${ledger}.reconcile-journal` ? `the journal ${journal}` : '--journal', journal, [ledgerFile])
+  if (options.outFile) checkWritable('--out', options.outFile, [ledgerFile, {path: journal, what: 'its journal'}, {path: `${journal}.lock`, what: "its journal's lock"}])
   const lock = await lockJournal(journal, 'reconcile')
   try {
     if (lock.tookOver) options.onNotice?.(lock.tookOver)
@@ -193,7 +177,13 @@ async function walk(options: RunOptions, checked: CheckedLedger, connected: Omit
   } finally {
     log.close()
   }
-  if (options.outFile) await writeCsv(options.outFile, [...DIFFERENCE_COLUMNS], differencesIn(options.journal))
+  if (options.outFile) {
+    try {
+      await writeCsv(options.outFile, [...DIFFERENCE_COLUMNS], differencesIn(options.journal))
+    } catch (error) {
+      throw new LocalWriteError(options.outFile, error, `every difference is in the journal ${options.journal}: run again with --resume to write it, nothing is asked again`)
+    }
+  }
   const window = options.window ? {...options.window, listed: state.windowDone} : undefined
   return {ledger: options.ledger, plan, ...state.tally, compared: state.done, previouslyDone, notCompared: plan.rows - state.done, stopped, window, journal: options.journal, outFile: options.outFile}
 }
