@@ -3,9 +3,11 @@
 // platform unreachable, --out and --json, and earlier runs. A proxy in front of the sandbox
 // records what is asked and answers the few things a sandbox never says (a signed error to a
 // query, an answer whose signature was tampered with).
+import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import type {ReconcileResult} from '../../src/commands/reconcile.js'
 import type {Summary} from '../../src/services/reconcile/index.js'
@@ -14,7 +16,9 @@ import {proxyTo, type Proxy} from '../helpers/proxy.js'
 import {call, type ClientConfig} from '../../src/client/pipeline.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
-import {controlHeaders, freePort, runtimeIn} from '../helpers/sandbox.js'
+import {controlHeaders, freePort, runtimeIn, waitFor} from '../helpers/sandbox.js'
+
+const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 let c: Cli
 let proxy: Proxy
@@ -69,6 +73,7 @@ beforeEach(() => {
   proxy.received.length = 0
   proxy.answer = undefined
   proxy.down = false
+  proxy.delayMs = 0
 })
 
 describe('reconcile: the classes of difference', () => {
@@ -139,6 +144,14 @@ describe('reconcile: a ledger that matches', () => {
     expect(run.stdout).toBe('')
     expect(run.stderr).toContain('4 of 4 rows compared, 4 matched, 0 differ')
     expect(run.stderr.match(/ignored \(not the ledger's\): customer, note/g)).toHaveLength(1)
+  })
+
+  it('--dry-run checks the ledger and says what it holds; nothing is asked', async () => {
+    const file = ledger(`bizOrderNo,bizRefundNo,amount,status\n${n.A},,1250,success\n${n.A},${n.R1},300,success\n${n.A},,1250,success\n`)
+    const run = await c.run(['reconcile', file, ...via(), '--dry-run'])
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain(': 3 rows, 2 payments (¥25.00), 1 refund (¥3.00); 1 row repeats an earlier row\'s number; every row is valid, nothing was asked')
+    expect(proxy.received).toEqual([])
   })
 
   it('a JSON-lines ledger: the kind comes from the number each line gives', async () => {
@@ -307,4 +320,99 @@ describe('reconcile with a management session', () => {
     expect(backwards.stderr).toContain('--create-time-end: must not be before --create-time-start (2026-01-02 00:00:00)')
     expect(proxy.received).toEqual([])
   })
+})
+
+describe('reconcile: what it writes', () => {
+  it('--out: every difference, mode 0600, a cell a spreadsheet would run as a formula made inert; checked before anything is asked', async () => {
+    const file = ledger(`bizOrderNo,amount,status\n"=HYPERLINK(""http://x"")",100,success\n@SUM(A1),200,success\n-1+1,300,success\n${n.B},800,success\n`)
+    const out = join(c.dir, 'differences.csv')
+    const run = await c.run(['reconcile', file, ...via(), '--out', out])
+    expect(run.code).toBe(5)
+    expect(statSync(out).mode & 0o777).toBe(0o600)
+    const lines = readFileSync(out, 'utf8').trim().split('\n')
+    expect(lines[0]).toBe('line,kind,number,platformNo,difference,ledger,platform,ledgerCents,platformCents,code,message')
+    expect(lines.slice(1).sort()).toEqual([
+      `2,pay,"'=HYPERLINK(""http://x"")",,missing on platform,100,,100,0,,"the platform has no payment =HYPERLINK(""http://x"") (trade not found)"`,
+      "3,pay,'@SUM(A1),,missing on platform,200,,200,0,,the platform has no payment @SUM(A1) (trade not found)",
+      "4,pay,'-1+1,,missing on platform,300,,300,0,,the platform has no payment -1+1 (trade not found)",
+    ])
+    for (const [flag, where, says] of [
+      ['--out', join(c.dir, 'no-such-folder', 'd.csv'), 'does not exist'],
+      ['--out', file, 'is the ledger'],
+      ['--journal', join(c.dir, 'no-such-folder', 'j'), 'does not exist'],
+    ]) {
+      proxy.received.length = 0
+      const refused = await c.run(['reconcile', file, ...via(), flag, where])
+      expect(refused.code, `${flag} ${where}`).toBe(2)
+      expect(refused.stderr).toContain(says)
+      expect(proxy.received).toEqual([])
+    }
+  })
+
+  it('--json: one document at the end, the summary and every difference', async () => {
+    const file = ledger(`bizOrderNo,amount,status\n${n.A},1250,success\n${n.B},900,success\nP-NOT-THERE,5,fail\n`)
+    const {code, body} = await c.json(['reconcile', file, ...via()])
+    expect(code).toBe(5)
+    expect(body).toMatchObject({ok: false, exitCode: 5, warnings: [], data: {compared: 3, matched: {rows: 1, cents: 1250}, notCompared: 0}})
+    expect(body.data.classes['amount differs']).toEqual({rows: 1, ledgerCents: 900, platformCents: 800})
+    expect(body.data.classes['missing on platform']).toEqual({rows: 1, ledgerCents: 5, platformCents: 0})
+    expect(body.data.differences.map((d: {line: number; difference: string}) => [d.line, d.difference]).sort()).toEqual([[3, 'amount differs'], [4, 'missing on platform']])
+  })
+})
+
+describe('reconcile: earlier runs', () => {
+  it('--resume of a finished run asks nothing and reports it again from the journal; without --resume a run starts afresh', async () => {
+    const file = ledger(`bizOrderNo,amount,status\n${n.A},1250,success\n${n.B},900,success\n`)
+    expect((await c.run(['reconcile', file, ...via()])).code).toBe(5)
+    expect(statSync(`${file}.reconcile-journal`).mode & 0o777).toBe(0o600)
+    proxy.received.length = 0
+    const out = join(c.dir, 'again.csv')
+    const again = await c.run(['reconcile', file, ...via(), '--resume', '--out', out])
+    expect(again.code).toBe(5)
+    expect(asked()).toEqual([])
+    expect(again.stdout).toBe('')
+    expect(again.stderr).toContain('2 of 2 rows compared (2 by an earlier run), 1 matched, 1 differ')
+    expect(readFileSync(out, 'utf8')).toContain(`3,pay,${n.B},`)
+    const afresh = await c.run(['reconcile', file, ...via()])
+    expect(afresh.code).toBe(5)
+    expect(asked()).toHaveLength(2)
+    expect(differences(afresh.stdout).map((d) => d.number)).toEqual([n.B])
+  })
+
+  it('a --journal that is not a reconciliation\'s is left as it is (exit 2)', async () => {
+    const file = ledger(`bizOrderNo,amount,status\n${n.A},1250,success\n`)
+    const other = join(c.dir, 'payouts.csv.journal')
+    const text = `${JSON.stringify({type: 'start', fileSha256: 'ab', rows: 1, baseUrl: 'http://x', at: new Date().toISOString()})}\n`
+    writeFileSync(other, text)
+    const run = await c.run(['reconcile', file, ...via(), '--journal', other])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(`${other} is not a reconciliation's journal: it is left as it is; give another --journal`)
+    expect(readFileSync(other, 'utf8')).toBe(text)
+    expect(proxy.received).toEqual([])
+  })
+
+  it('while a run holds the journal a second is refused; SIGTERM ends the first with 143 and the summary so far; --resume finishes', async () => {
+    const file = ledger(`bizOrderNo,amount,status\n${Array.from({length: 60}, (_, i) => `P-SLOW-${i},100,success`).join('\n')}\n`)
+    const journal = `${file}.reconcile-journal`
+    proxy.delayMs = 100
+    const child = spawn(process.execPath, [BIN, 'reconcile', file, ...via(), '--concurrency', '2'], {env: c.env, stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    await waitFor(() => existsSync(journal) && readFileSync(journal, 'utf8').split('\n').length > 4, 30_000)
+    const second = await c.run(['reconcile', file, ...via()])
+    expect(second.code).toBe(2)
+    expect(second.stderr).toContain(`${journal} is in use by another unipay process: pid ${child.pid}`)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(143)
+    expect(stderr).toContain('SIGTERM: no more rows are asked; finishing the rows in flight...')
+    const compared = Number(/: (\d+) of 60 rows compared/.exec(stderr)?.[1])
+    expect(compared).toBeGreaterThan(0)
+    expect(compared).toBeLessThan(60)
+    expect(stderr).toContain(`interrupted by SIGTERM: ${60 - compared} rows not compared; go on with: unipay reconcile`)
+    proxy.delayMs = 0
+    const resumed = await c.run(['reconcile', file, ...via(), '--resume'])
+    expect(resumed.code).toBe(5)
+    expect(resumed.stderr).toContain(`60 of 60 rows compared (${compared} by an earlier run)`)
+  }, 60_000)
 })

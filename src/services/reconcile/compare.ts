@@ -137,9 +137,10 @@ function differ(row: LedgerRow, what: Pick<Difference, 'difference' | 'message'>
   return {difference: {...base(row), ledgerCents: row.amount, platformCents: 0, ...what}}
 }
 
-function missing(row: LedgerRow): Compared {
+/** `said`: the platform's own words, when it answered "not found". */
+function missing(row: LedgerRow, said?: string): Compared {
   const of = row.kind === 'refund' && row.bizOrderNo ? ` of order ${row.bizOrderNo}` : row.kind === 'transfer' ? ` on ${row.channel}` : ''
-  return differ(row, {difference: 'missing on platform', ledger: String(row.amount), message: `the platform has no ${NAMES[row.kind]} ${row.number}${of}`})
+  return differ(row, {difference: 'missing on platform', ledger: String(row.amount), message: `the platform has no ${NAMES[row.kind]} ${row.number}${of}${said ? ` (${said})` : ''}`})
 }
 
 /**
@@ -156,7 +157,7 @@ function failed(platform: Platform, row: LedgerRow, error: unknown): Compared {
   if (error instanceof SessionError) throw error
   if (error instanceof SignatureError) return differ(row, {difference: 'unverified', message: error.message})
   if (error instanceof PlatformError) {
-    if (error.signed && NOT_FOUND.has(error.code)) return missing(row)
+    if (error.signed && NOT_FOUND.has(error.code)) return missing(row, error.platformMessage)
     return differ(row, {difference: 'platform error', code: error.code, message: error.message.replace(/^platform error \d+: /, '')})
   }
   throw error
