@@ -60,7 +60,7 @@ function refundFilters(given: RefundFilters): RefundFilters {
   return filters
 }
 
-export interface RefundPage {
+interface RefundPage {
   records: JsonObject[]
   total: number
   size: number

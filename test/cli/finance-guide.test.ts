@@ -1,16 +1,15 @@
 // The finance guide's walk-through (docs/guides/finance.md) runs as written against a local
 // sandbox: three orders paid, one refunded, a ledger with one mistake, and reconcile naming it.
 // What the guide shows of the terminal is what an 80-column terminal shows.
-import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
 import {onTerminal} from '../helpers/pty.js'
+import {runScript} from '../helpers/script.js'
 
 const GUIDE = fileURLToPath(new URL('../../docs/guides/finance.md', import.meta.url))
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 let c: Cli
 beforeAll(() => {
@@ -24,20 +23,9 @@ describe('the finance guide, walk-through', () => {
   it('runs as written: the mistake is the one difference (exit 5), and the terminal shows what the guide shows', async () => {
     const guide = readFileSync(GUIDE, 'utf8')
     const script = /## Walk-through on the local sandbox[\s\S]*?```sh\n([\s\S]*?)```/.exec(guide)![1]
-    const bin = join(c.dir, 'bin')
     const shop = join(c.dir, 'shop')
-    mkdirSync(bin)
     mkdirSync(shop)
-    writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-    chmodSync(join(bin, 'unipay'), 0o755)
-    const {code, stdout, stderr} = await new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
-      const child = spawn('bash', ['-uo', 'pipefail', '-c', script], {cwd: shop, env: {...c.env, PATH: `${bin}:${process.env.PATH}`}})
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.stderr.on('data', (d) => (err += d))
-      child.on('close', (exit) => resolve({code: exit ?? -1, stdout: out, stderr: err}))
-    })
+    const {code, stdout, stderr} = await runScript(['bash', '-uo', 'pipefail'], script, {cwd: shop, env: c.env})
     expect(code, stderr).toBe(5)
     expect(stderr).not.toContain('Error')
     const lines = stdout.trim().split('\n')
@@ -51,6 +39,7 @@ describe('the finance guide, walk-through', () => {
     const ledger = join(shop, 'ledger.csv')
     const {output} = await onTerminal(['reconcile', ledger], c.env, 80)
     const screen = output
+      // eslint-disable-next-line no-control-regex -- the terminal's own escape sequences are taken out
       .replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
       .split('\n')
       .map((line) => line.replace(/^.*\r(?!$)/, '').trimEnd())

@@ -1,16 +1,14 @@
 // The support guide's script recipes (docs/guides/support.md, "Scripts: pipes and --json") run as written against the
 // local sandbox: a failed refund and its reason through cut and jq, a sum with awk, one field of a
 // record, and a check that an answer was verified with no warning.
-import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
 import {waitFor} from '../helpers/sandbox.js'
+import {runScript} from '../helpers/script.js'
 
 const GUIDE = fileURLToPath(new URL('../../docs/guides/support.md', import.meta.url))
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 let c: Cli
 let order = ''
@@ -39,18 +37,7 @@ describe('the support guide, Scripts', () => {
   it('the recipes run as written and print raw values', async () => {
     const readme = readFileSync(GUIDE, 'utf8')
     const script = /## Scripts: pipes and `--json`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]
-    const bin = join(c.dir, 'bin')
-    mkdirSync(bin)
-    writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-    chmodSync(join(bin, 'unipay'), 0o755)
-    const {code, stdout, stderr} = await new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
-      const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {env: {...c.env, ORDER: order, PATH: `${bin}:${process.env.PATH}`}})
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.stderr.on('data', (d) => (err += d))
-      child.on('close', (exit) => resolve({code: exit ?? -1, stdout: out, stderr: err}))
-    })
+    const {code, stdout, stderr} = await runScript(['bash', '-euo', 'pipefail'], script, {cwd: c.dir, env: {...c.env, ORDER: order}})
     expect(code, stderr).toBe(0)
     expect(stdout.split('\n')).toEqual([
       `${failed}\t300\tthe channel refused the refund (sandbox)`,

@@ -17,7 +17,7 @@ export interface Window {
   end: string
 }
 
-export interface StartEntry {
+interface StartEntry {
   type: 'start'
   /** What tells this journal from any other file (a batch's journal has a start line too). */
   job: 'reconcile'
@@ -51,7 +51,7 @@ export interface JournalState {
   windowDone: boolean
 }
 
-export function emptyState(): JournalState {
+function emptyState(): JournalState {
   const classes = Object.fromEntries(DIFFERENCE_CLASSES.map((name) => [name, {rows: 0, ledgerCents: 0, platformCents: 0}])) as Tally['classes']
   return {finished: new FinishedRows(), done: 0, tally: {matched: {rows: 0, cents: 0}, classes}, missingReported: new Set(), windowDone: false}
 }
@@ -100,7 +100,7 @@ export async function* differencesIn(journal: string): AsyncGenerator<Difference
 export const openJournal = (journal: string): ReconcileLog => openAppendLog<JournalEntry>(journal, 'asking stopped, as every row compared must be recorded first')
 
 /** Whether a run's journal has every row and, when it lists a window, the window's end. */
-export const finishedRun = (state: JournalState): boolean => state.start !== undefined && state.done >= state.start.rows && (!state.start.window || state.windowDone)
+const finishedRun = (state: JournalState): boolean => state.start !== undefined && state.done >= state.start.rows && (!state.start.window || state.windowDone)
 
 const sameWindow = (a?: Window, b?: Window) => a?.start === b?.start && a?.end === b?.end
 

@@ -11,7 +11,7 @@ import {separatorProblem, unknownColumn, type Header, type RowProblem} from '../
 /** The columns (or JSON keys) a ledger's rows may have; any other is ignored, and named once. */
 export const LEDGER_COLUMNS = ['kind', 'bizOrderNo', 'bizRefundNo', 'bizTransferNo', 'channel', 'amount', 'yuan', 'status', 'refunded'] as const
 
-export const KINDS = ['pay', 'refund', 'transfer'] as const
+const KINDS = ['pay', 'refund', 'transfer'] as const
 export type Kind = (typeof KINDS)[number]
 
 /** Each kind's own status words: its record's enum (a payment also takes the fund-status words, protocol-notes section 4). */
