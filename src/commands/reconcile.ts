@@ -8,6 +8,8 @@ import {counted} from '../protocol/plural.js'
 import {checkOnly, DIFFERENCE_COLUMNS, differencesIn, LEDGER_COLUMNS, reconcile, reconcileExitCode, type LedgerPlan, type Summary} from '../services/reconcile/index.js'
 import type {RowProblem} from '../services/files/reader.js'
 
+const {verify: _, ...answerVerifiedFlags} = apiFlags
+
 /** What a run found (rows, matches and differences by class, with the money on each side), or a dry run's account of the ledger. */
 export type ReconcileResult = Summary | LedgerPlan
 
@@ -15,7 +17,7 @@ export default class Reconcile extends BaseCommand {
   static summary = "Compare the merchant's ledger with the platform's records"
   static description = `LEDGER is what the merchant's books export: CSV with a header (comma, semicolon or tab; a BOM and CRLF are fine) or JSON lines (.jsonl, .ndjson), one record a row. Columns, named after the spec's fields: ${LEDGER_COLUMNS.join(', ')}. A payment is bizOrderNo, amount (cents) or yuan, status (PayStatusEnum, or the fund-status words init and processing) and, optionally, refunded (the cents the merchant believes refunded); a refund is bizRefundNo (with its bizOrderNo when the ledger has it), amount or yuan, status (RefundOrderStatusEnum); a transfer is bizTransferNo, channel, amount or yuan, status (PayFundStatusEnum). A kind column (pay, refund, transfer) says which; otherwise the number does. Other columns are ignored and named once; a column near one of these (a slip) is refused with a suggestion. Every row is checked first: any bad row stops the run before anything is asked (exit 2, every bad row listed by line).
 
-Each row is then asked of the platform (bounded concurrency; reads retried; every answer verified) and what differs is classed: missing on platform, amount differs, status differs, refunded differs (the order's successful refunds from the management API: a ledger with refunded needs \`unipay mch login\`), duplicate in ledger, ambiguous (a bizRefundNo several orders hold: give the row its bizOrderNo), platform error, unverified (an answer that did not verify is never a match). With --create-time-start and --create-time-end (and a session), the refunds the platform created in that window that the ledger does not hold: missing in ledger. A row that matches is counted, not printed.
+Each row is then asked of the platform (bounded concurrency; reads retried; every answer verified: there is no --no-verify) and what differs is classed: missing on platform, amount differs, status differs, refunded differs (the order's successful refunds from the management API: a ledger with refunded needs \`unipay mch login\`), duplicate in ledger, ambiguous (a bizRefundNo several orders hold: give the row its bizOrderNo), platform error, unverified (an answer that did not verify is never a match). With --create-time-start and --create-time-end (and a session), the refunds the platform created in that window that the ledger does not hold: missing in ledger. A row that matches is counted, not printed.
 
 Differences are printed as they are found (a table on a terminal, tab-separated lines piped), then a summary with the money on each side; --json prints one document at the end; --out writes every difference as CSV (${DIFFERENCE_COLUMNS.join(', ')}; mode 0600). A journal (LEDGER.reconcile-journal, or --journal) records every row compared: after an interruption --resume goes on without asking again; a run without --resume starts afresh. Exit 0 when everything matches, 5 when something differs, 3 when an answer did not verify (the other rows are still compared), 4 when the platform did not answer (the run stops early and says how far it got), 130/143 when interrupted.`
 
@@ -29,7 +31,8 @@ Differences are printed as they are found (a table on a terminal, tab-separated 
 
   static args = {ledger: Args.string({description: 'CSV with a header, or .jsonl / .ndjson', required: true})}
   static flags = {
-    ...apiFlags,
+    // every answer is verified: a reconciliation on answers not verified would prove nothing
+    ...answerVerifiedFlags,
     'dry-run': Flags.boolean({description: 'check the ledger and say what it holds; nothing is asked'}),
     concurrency: Flags.integer({description: 'rows asked at once', min: 1, max: 64, default: 8}),
     resume: Flags.boolean({description: 'go on with the run the journal records, without asking again about the rows it compared'}),
@@ -134,6 +137,7 @@ function resumeCommand(ledger: string, flags: ReconcileFlags): string {
 function closingNote(summary: Summary, exitCode: number, interrupted: NodeJS.Signals | undefined, resume: string): string | undefined {
   const left = counted(summary.notCompared, 'row')
   if (interrupted) return `interrupted by ${interrupted}: ${left} not compared; go on with: ${resume}`
+  if (exitCode === 4 && summary.notCompared === 0) return `the platform did not answer: the refunds of the window were not listed to the end; once it answers, go on with: ${resume}`
   if (exitCode === 4) return `the platform did not answer: ${summary.compared} of ${counted(summary.plan.rows, 'row')} compared, ${left} not; once it answers, go on with: ${resume}`
   if (exitCode === 3) return `${counted(summary.classes.unverified.rows, 'answer')} did not verify: those rows are unverified, never a match`
   const see = summary.outFile ? ` (every one in ${summary.outFile})` : ''
