@@ -1,11 +1,10 @@
 import {resolve} from 'node:path'
 import {apiFlags, Args, BaseCommand, Flags} from '../cli/base.js'
 import {commandLine, interruptible, profileWords, progressBar, typed} from '../cli/batch.js'
-import {PlatformError, UsageError} from '../errors.js'
-import {differenceLines, planLines, summaryLine, summaryTable, writeJsonDocument} from '../output/reconcile.js'
-import {parseGmt8} from '../protocol/time.js'
+import {PlatformError} from '../errors.js'
+import {closingNote, differenceLines, planLines, summaryLine, summaryTable, writeJsonDocument} from '../output/reconcile.js'
 import {counted} from '../protocol/plural.js'
-import {checkOnly, DIFFERENCE_COLUMNS, differencesIn, LEDGER_COLUMNS, reconcile, reconcileExitCode, type LedgerPlan, type Summary} from '../services/reconcile/index.js'
+import {checkOnly, checkWindow, DIFFERENCE_COLUMNS, differencesIn, LEDGER_COLUMNS, reconcile, reconcileExitCode, type LedgerPlan, type Summary} from '../services/reconcile/index.js'
 import type {RowProblem} from '../services/files/reader.js'
 
 const {verify: _, ...answerVerifiedFlags} = apiFlags
@@ -50,7 +49,7 @@ Differences are printed as they are found (a table on a terminal, tab-separated 
       const plan = await checkOnly(ledger, args.ledger, onProblem)
       return this.emit(plan, () => this.notice(planLines(plan, args.ledger)))
     }
-    const window = windowOf(flags['create-time-start'], flags['create-time-end'])
+    const window = checkWindow(flags['create-time-start'], flags['create-time-end'])
     const journal = resolve(flags.journal ?? `${args.ledger}.reconcile-journal`)
     const profile = await this.resolveProfile(flags, {startSandbox: false})
     const progress = !this.json && process.stderr.isTTY ? await progressBar(process.stderr, 'rows') : undefined
@@ -116,31 +115,10 @@ Differences are printed as they are found (a table on a terminal, tab-separated 
 
 type ReconcileFlags = Parameters<typeof profileWords>[0] & {journal?: string; out?: string; concurrency: number; 'create-time-start'?: string; 'create-time-end'?: string}
 
-/** The window of the other direction, checked: both ends GMT+8 times, the start not after the end. */
-function windowOf(start: string | undefined, end: string | undefined): {start: string; end: string} | undefined {
-  if (start === undefined || end === undefined) return undefined
-  const problems = [['createTimeStart', start], ['createTimeEnd', end]].filter(([, value]) => !parseGmt8(value)).map(([field]) => ({field, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'}))
-  if (problems.length) throw new UsageError('invalid input', problems)
-  if (parseGmt8(start)!.getTime() > parseGmt8(end)!.getTime()) throw new UsageError('invalid input', [{field: 'createTimeEnd', message: `must not be before --create-time-start (${start})`}])
-  return {start, end}
-}
-
 /** The command that goes on with this run: the ledger and every flag that matters, with --resume. */
 function resumeCommand(ledger: string, flags: ReconcileFlags): string {
   const words = ['reconcile', typed(resolve(ledger)), ...profileWords(flags)]
   if (flags.concurrency !== 8) words.push('--concurrency', String(flags.concurrency))
   for (const name of ['journal', 'out', 'create-time-start', 'create-time-end'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
   return `${commandLine(words)} --resume`
-}
-
-/** What the exit code means for this run, and how to go on. */
-function closingNote(summary: Summary, exitCode: number, interrupted: NodeJS.Signals | undefined, resume: string): string | undefined {
-  const left = counted(summary.notCompared, 'row')
-  if (interrupted) return `interrupted by ${interrupted}: ${left} not compared; go on with: ${resume}`
-  if (exitCode === 4 && summary.notCompared === 0) return `the platform did not answer: the refunds of the window were not listed to the end; once it answers, go on with: ${resume}`
-  if (exitCode === 4) return `the platform did not answer: ${summary.compared} of ${counted(summary.plan.rows, 'row')} compared, ${left} not; once it answers, go on with: ${resume}`
-  if (exitCode === 3) return `${counted(summary.classes.unverified.rows, 'answer')} did not verify: those rows are unverified, never a match`
-  const see = summary.outFile ? ` (every one in ${summary.outFile})` : ''
-  if (exitCode === 5) return `the ledger and the platform differ${see}`
-  return undefined
 }

@@ -75,3 +75,15 @@ export async function writeJsonDocument(write: (text: string) => void, summary: 
   if (previous !== undefined) write(`      ${previous}`)
   write(`    ${head.slice(at)}`)
 }
+
+/** What the exit code means for this run, and how to go on. */
+export function closingNote(summary: Summary, exitCode: number, interrupted: NodeJS.Signals | undefined, resume: string): string | undefined {
+  const left = counted(summary.notCompared, 'row')
+  if (interrupted) return `interrupted by ${interrupted}: ${left} not compared; go on with: ${resume}`
+  if (exitCode === 4 && summary.notCompared === 0) return `the platform did not answer: the refunds of the window were not listed to the end; once it answers, go on with: ${resume}`
+  if (exitCode === 4) return `the platform did not answer: ${summary.compared} of ${counted(summary.plan.rows, 'row')} compared, ${left} not; once it answers, go on with: ${resume}`
+  if (exitCode === 3) return `${counted(summary.classes.unverified.rows, 'answer')} did not verify: those rows are unverified, never a match`
+  const see = summary.outFile ? ` (every one in ${summary.outFile})` : ''
+  if (exitCode === 5) return `the ledger and the platform differ${see}`
+  return undefined
+}

@@ -7,7 +7,7 @@ import {InterruptedError, LocalWriteError, TransportError, UsageError} from '../
 import type {RefundRecord} from '../../protocol/answers.js'
 import {toPlain} from '../../protocol/json.js'
 import {counted} from '../../protocol/plural.js'
-import {formatGmt8} from '../../protocol/time.js'
+import {formatGmt8, parseGmt8} from '../../protocol/time.js'
 import {checkKeys, withKeepAlive} from '../files/connection.js'
 import {checkWritable, writeCsv} from '../files/csv-writer.js'
 import {checkSamePlatform} from '../files/journal.js'
@@ -72,6 +72,15 @@ export function reconcileExitCode(summary: Summary): number {
   if (summary.stopped === 'unreachable' || summary.notCompared > 0) return 4
   if (summary.classes.unverified.rows > 0) return 3
   return Object.values(summary.classes).some((sum) => sum.rows > 0) ? 5 : 0
+}
+
+/** The window of the other direction, checked: both ends GMT+8 times, the start not after the end. */
+export function checkWindow(start: string | undefined, end: string | undefined): Window | undefined {
+  if (start === undefined || end === undefined) return undefined
+  const problems = [['createTimeStart', start], ['createTimeEnd', end]].filter(([, value]) => !parseGmt8(value)).map(([field]) => ({field, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)'}))
+  if (problems.length) throw new UsageError('invalid input', problems)
+  if (parseGmt8(start)!.getTime() > parseGmt8(end)!.getTime()) throw new UsageError('invalid input', [{field: 'createTimeEnd', message: `must not be before --create-time-start (${start})`}])
+  return {start, end}
 }
 
 /** The whole ledger checked (a dry run): refused on any problem; nothing is asked. */
