@@ -126,7 +126,7 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The settings in force (flags > env > profile > defaults), warnings shown. */
-  protected async resolveProfile(flags: Partial<Flag<typeof profileFlags>>, {startSandbox = true} = {}): Promise<ResolvedProfile> {
+  protected async resolveProfile(flags: Partial<Flag<typeof profileFlags>>, {startSandbox = true, besideSandbox}: {startSandbox?: boolean; besideSandbox?: {dataDir?: string}} = {}): Promise<ResolvedProfile> {
     // loaded here, not up front: a run given its keys as files (sign, verify) reads no profile
     const {resolveProfile} = await import('../profiles/resolve.js')
     const profile = await resolveProfile({
@@ -141,6 +141,7 @@ export abstract class BaseCommand extends Command {
       },
       notice: (message) => this.notice(message),
       startSandbox,
+      besideSandbox,
     })
     // a command may resolve twice (settings first, the sandbox later): each warning once
     for (const warning of profile.warnings) this.warning(warning)

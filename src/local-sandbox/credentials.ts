@@ -24,8 +24,16 @@ export interface SandboxCredentials {
   epayV1Md5KeyFile?: string
   /** Receiver amounts of this merchant's allocations, in requests and answers (`sandbox merchants set`). */
   allocAmountUnit: AllocAmountUnit
-  /** Every merchant of the sandbox, with its allocation amount unit. */
-  merchants: {mchNo: string; appId: string; allocAmountUnit: AllocAmountUnit}[]
+  /** Every merchant of the sandbox, with its allocation amount unit and its V1 MD5 key file. */
+  merchants: SandboxMerchant[]
+}
+
+/** A merchant of the sandbox as its control API lists it (the key file by name, never its key). */
+export interface SandboxMerchant {
+  mchNo: string
+  appId: string
+  allocAmountUnit: AllocAmountUnit
+  epayV1Md5KeyFile?: string
 }
 
 /** Bare Base64 of a PEM key, written beside it (0600) when missing or out of date; its path. */

@@ -1,7 +1,7 @@
 // Which sandbox a command reaches: its data folder (`--data-dir`, UNIPAY_SANDBOX_DIR, else the
 // CLI's own), and the sandboxes started for other folders, of which the CLI's folder keeps notes.
 import {createHash} from 'node:crypto'
-import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {UsageError} from '../errors.js'
@@ -15,13 +15,28 @@ import {readRuntime, responds} from './liveness.js'
 export interface SandboxLocation {
   dataDir: string
   home: string
+  /** What named a folder other than `home`: the flag or the environment variable. */
+  chosenBy?: string
 }
 
 export const SANDBOX_DIR_ENV = 'UNIPAY_SANDBOX_DIR'
 
 export function locateSandbox(home: string, dataDirFlag?: string, env: NodeJS.ProcessEnv = process.env): SandboxLocation {
-  const chosen = dataDirFlag || env[SANDBOX_DIR_ENV] || undefined
-  return {dataDir: chosen ? resolve(chosen) : home, home}
+  if (dataDirFlag) return {dataDir: resolve(dataDirFlag), home, chosenBy: '--data-dir'}
+  const fromEnv = env[SANDBOX_DIR_ENV]
+  return fromEnv ? {dataDir: resolve(fromEnv), home, chosenBy: SANDBOX_DIR_ENV} : {dataDir: home, home}
+}
+
+/**
+ * Refuses a folder named by --data-dir or UNIPAY_SANDBOX_DIR that holds no sandbox state (the
+ * keys a sandbox makes on its first start): a mistyped folder, which would otherwise get a new,
+ * empty sandbox. Only `sandbox start` and the API commands on the local profile start one there.
+ */
+export function requireSandbox(location: SandboxLocation): void {
+  if (location.dataDir === location.home || existsSync(join(sandboxDir(location.dataDir), 'keys'))) return
+  throw new UsageError(
+    `no sandbox in ${location.dataDir} (named by ${location.chosenBy}): \`unipay sandbox start --data-dir ${location.dataDir}\` starts one there`,
+  )
 }
 
 const elsewhereDir = (home: string) => join(sandboxDir(home), 'elsewhere')

@@ -4,8 +4,9 @@ import {readFileSync, statSync} from 'node:fs'
 import type {KeyObject} from 'node:crypto'
 import {ConfigError, readProblem} from '../errors.js'
 import {ensureSandbox, type StartSettings} from '../local-sandbox/lifecycle.js'
-import {locateSandbox} from '../local-sandbox/location.js'
+import {locateSandbox, requireSandbox} from '../local-sandbox/location.js'
 import {KeyFormatError, loadPrivateKey, loadPublicKey} from '../protocol/keys.js'
+import type {SandboxRuntime} from '../protocol/local-sandbox.js'
 import {LOCAL_PROFILE, type Environment, type Profile} from './model.js'
 import type {ProfileStore} from './store.js'
 
@@ -28,6 +29,8 @@ export interface ResolvedProfile {
   privateKey?: KeyObject
   platformKey?: KeyObject
   warnings: string[]
+  /** The local profile's sandbox, once started: what the profile's settings were taken from. */
+  sandbox?: SandboxRuntime
 }
 
 const ENV: Record<keyof Overrides, string> = {
@@ -48,6 +51,11 @@ interface ResolveInput {
   /** Whether to start the local sandbox when the local profile is in force. */
   startSandbox?: boolean
   sandboxSettings?: StartSettings
+  /**
+   * The local profile's sandbox as a command's --data-dir names it (else UNIPAY_SANDBOX_DIR's,
+   * else the CLI's), for a command that works beside a sandbox (`listen`): one named must exist.
+   */
+  besideSandbox?: {dataDir?: string}
 }
 
 export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfile> {
@@ -94,9 +102,16 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
     delete sources.platformPublicKey
   }
 
+  let sandbox: SandboxRuntime | undefined
+  if (input.besideSandbox?.dataDir && settings.environment !== 'local') {
+    warnings.push(`--data-dir names a sandbox, but profile ${name} is not the local one: its own settings and keys are used`)
+  }
   if (settings.environment === 'local' && input.startSandbox !== false) {
     // the sandbox UNIPAY_SANDBOX_DIR names, as every `sandbox` command uses
-    const {runtime} = await ensureSandbox(locateSandbox(input.dataDir, undefined, env), input.sandboxSettings, input.notice)
+    const location = locateSandbox(input.dataDir, input.besideSandbox?.dataDir, env)
+    if (input.besideSandbox) requireSandbox(location)
+    const {runtime} = await ensureSandbox(location, input.sandboxSettings, input.notice)
+    sandbox = runtime
     const fill = (key: keyof Profile, value: string) => {
       if (settings[key] === undefined) {
         ;(settings as unknown as Record<string, unknown>)[key] = value
@@ -130,6 +145,7 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
     privateKey: privateKey as KeyObject | undefined,
     platformKey: platformKey as KeyObject | undefined,
     warnings,
+    sandbox,
   }
 }
 

@@ -31,7 +31,17 @@ function received(value: unknown): string {
   if (typeof value === 'number' && !Number.isFinite(value)) return 'Infinity'
   return typeof value
 }
-const wrongType = (expected: string, value: unknown) => `Invalid input: expected ${expected}, received ${received(value)}`
+const wrongType = (expected: string, value: unknown) => typeMismatch(expected, received(value))
+
+/** What a type is called in a message: plain words, not the validator's ("expected boolean, received string"). */
+const TYPE_WORDS: Record<string, string> = {boolean: 'true or false (a JSON boolean)', number: 'a number', array: 'a list (a JSON array)', object: 'an object', string: 'a string'}
+const RECEIVED_WORDS: Record<string, string> = {boolean: 'true or false', number: 'a number', array: 'a list', object: 'an object', string: 'a string'}
+
+/** A value of the wrong type (zod's names for both types), in plain words; one wording for these rules and the zod schemas. */
+export function typeMismatch(expected: string, got: string): string {
+  if (got === 'undefined') return 'is required'
+  return `must be ${TYPE_WORDS[expected] ?? expected}, not ${RECEIVED_WORDS[got] ?? got}`
+}
 /** zod still checks the length of a value of the wrong type when it has one (a list for a string). */
 const hasLength = (value: unknown): value is string | unknown[] => typeof value === 'string' || Array.isArray(value)
 

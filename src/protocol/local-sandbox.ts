@@ -19,7 +19,7 @@ export const sandboxRuntimeFile = (dataDir: string) => join(sandboxDir(dataDir),
 /** The last port the sandbox listened on: the next start takes it again, so printed links keep working. */
 export const sandboxPortFile = (dataDir: string) => join(sandboxDir(dataDir), 'port')
 
-/** Faults the sandbox can inject into /unipay/* calls (see `sandbox faults add`). */
+/** Faults the sandbox can inject into /unipay/* and /epay/* calls (see `sandbox faults add`). */
 export const SANDBOX_FAULTS = ['latency', 'http-500', 'not-json', 'reset', 'timeout', 'unsigned-success', 'bad-signature'] as const
 export type SandboxFault = (typeof SANDBOX_FAULTS)[number]
 
@@ -28,7 +28,7 @@ export interface FaultRule {
   fault: SandboxFault
   /** Requests left to spoil. */
   remaining: number
-  /** Only requests to this path (default: every /unipay/* path). */
+  /** Only requests to this path (default: every call, a signature fault only where answers are signed). */
   path?: string
   latencyMs?: number
 }

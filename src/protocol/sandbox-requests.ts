@@ -19,6 +19,8 @@ export interface RequestLogEntry {
   durationMs: number
   /** For a refused signature: the sandbox's string to sign and the likeliest causes. */
   signature?: ReceivedSignatureDiagnosis
+  /** What the sandbox did beside its answer (a field accepted and ignored), in words. */
+  notes?: string[]
 }
 
 /** Whether a request's answer was not a success: an HTTP error, a cut answer, or a code other than 0 (epay V1 succeeds with 1, and fails with -1). */
@@ -37,10 +39,12 @@ export function requestFailed(entry: Pick<RequestLogEntry, 'status' | 'code' | '
 export function formatRequestLine(entry: RequestLogEntry): string {
   const outcome = v(`${entry.code ?? `HTTP ${entry.status}`} ${entry.message ?? ''}`.trim())
   const head = `${formatGmt8(new Date(entry.time))}  ${v(entry.method)} ${v(entry.path)}  ${v(entry.merchant ?? '-')}  ${entry.status === 0 ? 'cut' : entry.status}  ${outcome}  ${entry.durationMs} ms`
-  if (!entry.signature) return head
-  return [
-    head,
-    `    string to sign (fields ${v(entry.signature.fields.join(', '))}): ${v(entry.signature.stringToSign)}`,
-    ...entry.signature.causes.map((cause, i) => `    ${i === 0 ? 'likeliest cause' : 'or'}: ${v(cause)}`),
-  ].join('\n')
+  const lines = [head, ...(entry.notes ?? []).map((note) => `    note: ${v(note)}`)]
+  if (entry.signature) {
+    lines.push(
+      `    string to sign (fields ${v(entry.signature.fields.join(', '))}): ${v(entry.signature.stringToSign)}`,
+      ...entry.signature.causes.map((cause, i) => `    ${i === 0 ? 'likeliest cause' : 'or'}: ${v(cause)}`),
+    )
+  }
+  return lines.join('\n')
 }

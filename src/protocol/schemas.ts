@@ -4,7 +4,7 @@ import {z} from 'zod'
 import {walletFromBarcode, PAY_METHODS} from './enums.js'
 import {MAX_PAY_CENTS} from './money.js'
 import {parseGmt8} from './time.js'
-import {MAX_TRANSFER_CENTS, PAYEE_TYPES_BY_CHANNEL, TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES, type FieldProblem} from './field-rules.js'
+import {MAX_TRANSFER_CENTS, PAYEE_TYPES_BY_CHANNEL, TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES, typeMismatch, type FieldProblem} from './field-rules.js'
 
 const requiredOr = (what: string) => (issue: {input?: unknown}) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${what}`
@@ -347,11 +347,17 @@ export function dropAbsent(schema: z.ZodType | undefined, value: unknown): unkno
 }
 
 /** Validates a body; problems name the field path the way the spec writes it. */
+/** zod's own wording of a wrong type, where a schema gives none, in the words of typeMismatch. */
+function plainWords(message: string): string {
+  const mismatch = /^Invalid input: expected (\w+), received (\w+)$/.exec(message)
+  return mismatch ? typeMismatch(mismatch[1], mismatch[2]) : message
+}
+
 export function checkFields(schema: z.ZodType, body: unknown): FieldProblem[] {
   const result = schema.safeParse(dropAbsent(schema, body))
   if (result.success) return []
   return result.error.issues.map((issue) => ({
     field: issue.path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index ? `.${String(part)}` : String(part))).join(''),
-    message: issue.message,
+    message: plainWords(issue.message),
   }))
 }

@@ -9,7 +9,7 @@ import {AuthSessions} from './auth.js'
 import {createControl} from './control.js'
 import {createDashboard} from './dashboard.js'
 import {createDispatcher, sandboxRoutes} from './dispatch.js'
-import {createEpay, type EpaySecret} from './epay.js'
+import {createEpay, epayCallOf, type Md5Keys} from './epay.js'
 import {Faults} from './faults.js'
 import {GatewayService} from './gateway.js'
 import {ownHosts} from './guard.js'
@@ -42,8 +42,8 @@ export interface SandboxOptions {
   controlSecret: string
   /** Called with each request once answered (the foreground mode prints them). */
   onRequest?: (entry: RequestLogEntry) => void
-  /** MD5 keys of the compatibility module's V1, by merchant number. */
-  epayMd5Keys?: Record<string, EpaySecret>
+  /** MD5 keys of the compatibility module's V1, by merchant number: every merchant registered gets one. */
+  epayMd5Keys?: Md5Keys
 }
 
 export function createSandboxApp(options: SandboxOptions) {
@@ -75,12 +75,13 @@ export function createSandboxApp(options: SandboxOptions) {
   const authSessions = new AuthSessions({store, now, publicUrl: options.publicUrl})
   const pages = createPages({gateway, pay, auth: authSessions, now, publicUrl: options.publicUrl})
   const replay = new ReplayGuard(realNow, store)
-  const faults = new Faults()
+  // what a fault's path reaches, known once the signed API and epay are built below
+  const faults = new Faults((path) => (signedApi.serves(path) ? {path, kind: 'signed'} : epayCallOf(path)))
   const requestLog = new RequestLog(options.onRequest)
   const dashboard = createDashboard({store, pay, refunds, transfers, notifier, publicUrl: options.publicUrl})
   const epay = createEpay({
     store, pay, refunds, notifier, platformKey, now, clientNow: realNow, publicUrl: options.publicUrl,
-    md5Keys: (mchNo) => options.epayMd5Keys?.[mchNo],
+    md5Keys: (mchNo) => options.epayMd5Keys?.get(mchNo),
     timestampChecks: options.replayChecks !== false,
     replay: options.replayChecks !== false ? replay : undefined,
   })
@@ -92,6 +93,7 @@ export function createSandboxApp(options: SandboxOptions) {
   const hosts = () => ownHosts(options.publicUrl())
   const control = createControl({
     store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, registerMerchant, hosts,
+    md5Keys: options.epayMd5Keys,
     dashboardTicket: () => dashboard.issueTicket(),
     controlSecret: options.controlSecret,
     publicUrl: options.publicUrl,
@@ -107,7 +109,7 @@ export function createSandboxApp(options: SandboxOptions) {
     },
   })
   const handle = createDispatcher(
-    sandboxRoutes({now, hosts, dashboard, pages, authSessions, transfers, managementApi: createManagementApi(management), control, epay, signedApi}),
+    sandboxRoutes({now, hosts, dashboard, pages, authSessions, transfers, managementApi: createManagementApi(management), control, epay, signedApi, faults}),
     requestLog,
   )
 
@@ -124,7 +126,10 @@ export function createSandboxApp(options: SandboxOptions) {
   function registerMerchant(merchant: Merchant): void {
     store.put('merchants', merchant.mchNo, merchant)
     signedApi.forgetKey(merchant.mchNo)
+    options.epayMd5Keys?.issue(merchant.mchNo)
   }
+  // merchants registered before every merchant got an MD5 key get theirs now
+  for (const merchant of store.values<Merchant>('merchants')) options.epayMd5Keys?.issue(merchant.mchNo)
 
   return {
     handle,

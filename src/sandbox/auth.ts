@@ -156,7 +156,8 @@ export class AuthSessions {
       if (!session || this.expired(session)) return [{status: 'not_exist'}]
       if (request.authToken && request.authToken !== session.authToken) fail(20080, 'authToken and queryCode belong to different authorization sessions')
       // A poller (often another device) never sees the auth code, so only the token is checked.
-      return [request.authToken ? this.spend(session, 'authToken') : this.success(session), session]
+      const proven = request.authCode === session.authCode
+      return [request.authToken ? this.spend(session, 'authToken', proven) : this.success(session, {proven}), session]
     }
     if (request.authToken) {
       const session = mine(this.sessionBy(this.byToken, request.authToken))
@@ -165,31 +166,34 @@ export class AuthSessions {
       if (session.status === 'success' && request.authCode !== session.authCode && request.authCode !== session.openId) {
         fail(20080, 'authCode does not belong to this authorization session')
       }
-      return [this.spend(session, 'authToken'), session]
+      return [this.spend(session, 'authToken', request.authCode === session.authCode), session]
     }
     const byCode = mine(this.sessionBy(this.byCode, request.authCode))
     if (byCode) {
       if (this.expired(byCode)) fail(20080, 'authCode has expired (codes last 5 minutes)')
-      return [this.spend(byCode, 'authCode'), byCode]
+      return [this.spend(byCode, 'authCode', true), byCode]
     }
-    // The spec allows an already obtained openId in place of a code.
+    // The spec allows an already obtained openId in place of a code: answered, but an openId is
+    // no secret (payments and callbacks carry it), so it never fetches the wallet's accessToken.
     const byOpenId = mine(this.sessionBy(this.byOpenId, request.authCode))
-    if (byOpenId) return [this.success(byOpenId, false), byOpenId]
+    if (byOpenId) return [this.success(byOpenId, {restored: false}), byOpenId]
     return fail(20080, `authCode ${request.authCode} is unknown: get one by approving an authorization URL`)
   }
 
-  private spend(session: AuthSession, what: 'authToken' | 'authCode'): AuthAnswer {
+  /** `proven`: the request carried the session's auth code itself, the one thing that earns the accessToken. */
+  private spend(session: AuthSession, what: 'authToken' | 'authCode', proven: boolean): AuthAnswer {
     if (session.status === 'waiting') return {status: 'waiting'}
     if (session.spent) {
       fail(20080, `${what} ${what === 'authToken' ? session.authToken : session.authCode} was already used: it is single-use; generate a new authorization URL`)
     }
-    return this.success(this.save({...session, spent: true}))
+    return this.success(this.save({...session, spent: true}), {proven})
   }
 
-  private success(session: AuthSession, restored = true): AuthAnswer {
+  /** The AuthResult; the accessToken only for a real code exchange (`proven`), the returnPath when a session is restored. */
+  private success(session: AuthSession, {restored = true, proven = false} = {}): AuthAnswer {
     if (session.status === 'waiting') return {status: 'waiting'}
     const {openId, userId, accessToken, returnPath} = session
-    return {status: 'success', openId: openId!, userId, accessToken, returnPath: restored ? returnPath : undefined}
+    return {status: 'success', openId: openId!, userId, accessToken: proven ? accessToken : undefined, returnPath: restored ? returnPath : undefined}
   }
 
   private sessionBy(index: Map<string, string>, key: string): AuthSession | undefined {

@@ -11,6 +11,7 @@ import {TRIGGER_EVENTS} from '../protocol/local-sandbox.js'
 import {ALLOC_RECEIVER_TYPES} from '../protocol/schemas.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {AllocService} from './alloc.js'
+import {MD5_KEY_PATTERN, type Md5Keys} from './epay.js'
 import {PlatformFailure, fail} from './errors.js'
 import {FAULTS, type Faults} from './faults.js'
 import {gatewayOrderResult, type GatewayService} from './gateway.js'
@@ -38,6 +39,8 @@ interface ControlDeps {
   requestLog: RequestLog
   clock: {now(): Date; offsetMs(): number; advance(ms: number): void}
   registerMerchant(merchant: Merchant): void
+  /** The merchants' V1 MD5 keys (absent: V1 is off, as in tests of other parts). */
+  md5Keys?: Md5Keys
   controlSecret: string
   /** The Host values the sandbox answers to (guard.ts `ownHosts`). */
   hosts(): Set<string> | undefined
@@ -100,7 +103,12 @@ const merchantBody = object({
   /** Replace a merchant of that number (its keys, its app): refused without it. */
   force: z.boolean().optional(),
 })
-const settingsBody = object({mchNo: z.string().optional(), allocAmountUnit: z.enum(['yuan', 'cents'], {error: 'yuan or cents'}).optional()})
+const MD5_KEY = '1-128 printable ASCII characters, no spaces or line breaks'
+const settingsBody = object({
+  mchNo: z.string().optional(),
+  allocAmountUnit: z.enum(['yuan', 'cents'], {error: 'yuan or cents'}).optional(),
+  md5Key: z.string({error: MD5_KEY}).regex(MD5_KEY_PATTERN, {error: MD5_KEY}).optional(),
+})
 const receiverBody = object({
   mchNo: z.string().optional(),
   receiverType: z.enum(ALLOC_RECEIVER_TYPES, {error: `must be one of ${ALLOC_RECEIVER_TYPES.join(', ')}`}),
@@ -117,7 +125,7 @@ const triggerBody = object({
 const requestsQuery = object({after: z.string().optional(), limit: z.string().optional(), failed: z.string().optional()})
 
 export function createControl(deps: ControlDeps) {
-  const {store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, clock, registerMerchant} = deps
+  const {store, pay, refunds, allocs, transfers, gateway, notifier, management, faults, requestLog, clock, registerMerchant, md5Keys} = deps
 
   const knownMerchant = (mchNo: string): Merchant => store.get<Merchant>('merchants', mchNo) ?? badInput(20023, `no merchant ${mchNo}`)
   const clockNow = () => ({now: formatGmt8(clock.now()), offsetMs: clock.offsetMs()})
@@ -125,9 +133,11 @@ export function createControl(deps: ControlDeps) {
   const routes: ControlRoute[] = [
     route('GET', '/_sandbox/faults', noInput, () => faults.list()),
     route('DELETE', '/_sandbox/faults', noInput, () => ({cleared: faults.clear()})),
-    route('POST', '/_sandbox/faults', faultBody, ({fault, remaining, path, latencyMs}) =>
-      faults.add({fault, remaining: remaining !== undefined && Number.isSafeInteger(remaining) && remaining > 0 ? remaining : 1, path, latencyMs}),
-    ),
+    route('POST', '/_sandbox/faults', faultBody, ({fault, remaining, path, latencyMs}) => {
+      const refusal = faults.refusal({fault, path})
+      if (refusal) badInput(10506, refusal)
+      return faults.add({fault, remaining: remaining !== undefined && Number.isSafeInteger(remaining) && remaining > 0 ? remaining : 1, path, latencyMs})
+    }),
     route('GET', '/_sandbox/clock', noInput, clockNow),
     route('POST', '/_sandbox/clock', clockBody, ({advanceMs}) => {
       clock.advance(advanceMs)
@@ -153,8 +163,9 @@ export function createControl(deps: ControlDeps) {
       knownMerchant(mchNo)
       return management.addUser(account, password, mchNo)
     }),
+    // key files by name, never their keys
     route('GET', '/_sandbox/merchants', noInput, () =>
-      store.values<Merchant>('merchants').map(({mchNo, defaultAppId, allocAmountUnit = 'yuan'}) => ({mchNo, appId: defaultAppId, allocAmountUnit})),
+      store.values<Merchant>('merchants').map(({mchNo, defaultAppId, allocAmountUnit = 'yuan'}) => ({mchNo, appId: defaultAppId, allocAmountUnit, epayV1Md5KeyFile: md5Keys?.issue(mchNo)})),
     ),
     route('POST', '/_sandbox/merchants', merchantBody, ({mchNo, appId = `A${mchNo}`, publicKeyPem = '', force}) => {
       try {
@@ -167,13 +178,15 @@ export function createControl(deps: ControlDeps) {
         refuse(409, 10507, `merchant ${mchNo} already exists (app ${existing.defaultAppId}); replacing it changes the key every client of it signs with`)
       }
       registerMerchant({mchNo, appIds: [appId], defaultAppId: appId, publicKeyPem})
-      return {mchNo, appId, replaced: existing !== undefined}
+      return {mchNo, appId, replaced: existing !== undefined, epayV1Md5KeyFile: md5Keys?.issue(mchNo)}
     }),
-    route('POST', '/_sandbox/merchants/settings', settingsBody, ({mchNo = '', allocAmountUnit}) => {
+    route('POST', '/_sandbox/merchants/settings', settingsBody, ({mchNo = '', allocAmountUnit, md5Key}) => {
       const merchant = knownMerchant(mchNo)
       const unit = allocAmountUnit ?? merchant.allocAmountUnit ?? 'yuan'
+      if (md5Key !== undefined && !md5Keys) badInput(10506, 'md5Key: this sandbox runs without the epay module\'s V1')
       registerMerchant({...merchant, allocAmountUnit: unit})
-      return {mchNo: merchant.mchNo, allocAmountUnit: unit}
+      const epayV1Md5KeyFile = md5Key === undefined ? md5Keys?.issue(mchNo) : md5Keys!.set(mchNo, md5Key)
+      return {mchNo: merchant.mchNo, allocAmountUnit: unit, epayV1Md5KeyFile}
     }),
     route('GET', '/_sandbox/receivers', merchantQuery, ({mchNo = ''}) => allocs.receivers(mchNo)),
     route('POST', '/_sandbox/receivers', receiverBody, ({mchNo = '', receiverType, receiverAccount, receiverName}) => {

@@ -6,8 +6,9 @@ import {unsignedEndpoints} from '../protocol/endpoints.js'
 import {formatGmt8} from '../protocol/time.js'
 import type {AuthSessions} from './auth.js'
 import {DASHBOARD_PATH, type createDashboard} from './dashboard.js'
-import type {createEpay} from './epay.js'
+import {epayCallOf, type createEpay} from './epay.js'
 import {PlatformFailure} from './errors.js'
+import {strike, writeAnswer, type Faults} from './faults.js'
 import {STATE_CHANGING_PAGES, hostRefusal, pagePostRefusal} from './guard.js'
 import {escapeHtml} from './html.js'
 import type {Control} from './control.js'
@@ -51,6 +52,7 @@ interface RouteParts {
   control: Control
   epay: ReturnType<typeof createEpay>
   signedApi: SignedApi
+  faults: Faults
 }
 
 const UNSIGNED_PATHS = new Set(Object.values(unsignedEndpoints).map((endpoint) => endpoint.path))
@@ -67,11 +69,11 @@ const refusalPage = (x: Exchange, refusal: string) => x.send(403, `<!doctype htm
  *    paths do not overlap, so this order only keeps the browser's routes together;
  * 4. control (/_sandbox/*) checks its guard before any handler or schema sees the call;
  * 5. epay (/epay/*), then the signed API (POST to a path of the endpoint catalog), which
- *    claims nothing outside the catalog;
+ *    claims nothing outside the catalog; both meet an armed fault (faults.ts) first;
  * 6. not found last, matching everything.
  */
 export function sandboxRoutes(parts: RouteParts): Route[] {
-  const {dashboard, pages, authSessions, transfers, managementApi, control, epay, signedApi} = parts
+  const {dashboard, pages, authSessions, transfers, managementApi, control, epay, signedApi, faults} = parts
   return [
     {
       name: 'callback ping',
@@ -140,10 +142,16 @@ export function sandboxRoutes(parts: RouteParts): Route[] {
     {
       name: 'epay',
       matches: (_, url) => url.pathname.startsWith('/epay/'),
-      handle(x) {
-        const answer = epay.handle(x.method, x.url, x.rawText, x.req.headers['content-type'])
-        x.res.writeHead(answer.status, answer.headers)
-        x.res.end(answer.body)
+      async handle(x) {
+        const carryOut = async () => {
+          const {outcome, ...answer} = epay.handle(x.method, x.url, x.rawText, x.req.headers['content-type'])
+          if (outcome) Object.assign(x.note, outcome)
+          return answer
+        }
+        const call = epayCallOf(x.url.pathname)
+        const fault = call && faults.take(call.path, call.kind)
+        if (fault) return strike(fault, carryOut, x.res)
+        writeAnswer(x.res, await carryOut())
       },
     },
     {

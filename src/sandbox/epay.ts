@@ -8,14 +8,15 @@
 import type {EpayVersion} from '../protocol/epay-api.js'
 import {EPAY_V1_PATHS, EPAY_V1_PREFIX, EPAY_V2_PREFIX} from '../protocol/epay-api.js'
 import {PlatformFailure} from './errors.js'
+import type {CallKind} from './faults.js'
 import {notifyOnPayment} from './epay/notifications.js'
-import {createdFields, createOrder, orderFields} from './epay/orders.js'
+import {createdFields, createOrder, orderFields, payOnlyWithWordedWallets} from './epay/orders.js'
 import {errorPage, payerPage} from './epay/pages.js'
 import {answer, epayContext, jsonAnswer, orderOf, PAGE_PREFIX, type EpayAnswer, type EpayContext, type EpayDeps, type Params} from './epay/shared.js'
 import {checkV1, v1Query} from './epay/v1.js'
 import {checkV2, close, refund, refundQuery} from './epay/v2.js'
 
-export {ensureMd5Key} from './epay/md5-key.js'
+export {MD5_KEY_PATTERN, md5KeyFiles, type Md5Keys} from './epay/md5-key.js'
 export type {EpayAnswer, EpayDeps, EpayOrder, EpaySecret} from './epay/shared.js'
 
 interface Route {
@@ -32,6 +33,20 @@ function routeOf(path: string): Route | undefined {
   const name = path.slice(EPAY_V2_PREFIX.length)
   const action = name === 'refundquery' ? 'refund_query' : name
   return V2_ACTIONS.includes(action) ? {version: 'v2', action} : undefined
+}
+
+/**
+ * The path as the module reads it: doubled slashes merged, as a real epay host behind a default
+ * web server does (clients that add their own slash to a base ending in one send `v1//mapi.php`).
+ */
+const modulePath = (pathname: string) => pathname.replace(/\/{2,}/g, '/')
+
+/** The call a path names, in the module's reading, and what answers it (fault injection asks); undefined when none does. */
+export function epayCallOf(pathname: string): {path: string; kind: CallKind} | undefined {
+  const path = modulePath(pathname)
+  const route = routeOf(path)
+  if (!route) return undefined
+  return {path, kind: route.action === 'submit' ? 'browser' : route.version === 'v1' ? 'unsigned' : 'signed'}
 }
 
 /** V1 clients test `code == 1` and read -1 as a failure: under V1's prefix every failure is -1. */
@@ -67,20 +82,27 @@ function carryOut(ctx: EpayContext, {version, action}: Route, params: Params): E
 export function createEpay(deps: EpayDeps) {
   const ctx = epayContext(deps)
   notifyOnPayment(ctx)
+  payOnlyWithWordedWallets(ctx)
 
   return {
-    /** Answers every path under /epay/. */
+    /** Answers every path under /epay/; a browser path's refusal (an HTML page) carries its outcome for the request log. */
     handle(method: string, url: URL, rawText: string, contentType: string | undefined): EpayAnswer {
+      const path = modulePath(url.pathname)
       try {
-        if (url.pathname.startsWith(PAGE_PREFIX)) return payerPage(ctx, method, decodeURIComponent(url.pathname.slice(PAGE_PREFIX.length)), rawText)
-        const route = routeOf(url.pathname)
-        if (!route) return jsonAnswer(404, {code: isV1Path(url.pathname) ? -1 : 10404, msg: noRoute(method, url.pathname), data: null})
-        // submit is where a shop sends its payer's browser: a person reads the refusal
+        if (path.startsWith(PAGE_PREFIX)) return payerPage(ctx, method, decodeURIComponent(path.slice(PAGE_PREFIX.length)), rawText)
+        const route = routeOf(path)
+        if (!route) return jsonAnswer(404, {code: isV1Path(path) ? -1 : 10404, msg: noRoute(method, path), data: null})
+        // submit is where a shop sends its payer's browser: a person reads the refusal, and the
+        // log says what the API path's answer would (V1 fails with -1)
         const browser = route.action === 'submit'
-        const refuse = (code: number, message: string) => (browser ? errorPage(message) : answer(ctx, route.version, {code, message}))
+        const page = (code: number, message: string, status?: number, headers?: Record<string, string>): EpayAnswer => ({
+          ...errorPage(message, status, headers),
+          outcome: {code: String(route.version === 'v1' ? -1 : code), message},
+        })
+        const refuse = (code: number, message: string) => (browser ? page(code, message) : answer(ctx, route.version, {code, message}))
         if (method !== 'GET' && method !== 'POST') {
           const message = `${method} is not allowed: use GET (query) or POST (form)`
-          return browser ? errorPage(message, 405, {allow: 'GET, POST'}) : jsonAnswer(405, {code: route.version === 'v1' ? -1 : 10404, msg: message, data: null}, {allow: 'GET, POST'})
+          return browser ? page(10404, message, 405, {allow: 'GET, POST'}) : jsonAnswer(405, {code: route.version === 'v1' ? -1 : 10404, msg: message, data: null}, {allow: 'GET, POST'})
         }
         if (method === 'POST' && /json/i.test(contentType ?? '')) {
           return refuse(10505, 'send the parameters form-encoded (application/x-www-form-urlencoded) or in the query string, not JSON')

@@ -1,13 +1,14 @@
-// Payment orders: creation with idempotent bizOrderNo, method resolution (barcode prefixes,
-// auto-routing), close/cancel, expiry and the payer's moves. What each method gives the payer
-// (its payBody) is pay-body.ts.
+// Payment orders: creation with idempotent bizOrderNo, close/cancel, expiry and the payer's
+// moves. Which method a request asks for is pay-method.ts; what each method gives the payer (its
+// payBody) is pay-body.ts.
 import {randomBytes} from 'node:crypto'
 import {canonicalString} from '../protocol/canonical.js'
-import {PAY_METHODS, walletFromBarcode, type PayBodyType, type PayStatus} from '../protocol/enums.js'
+import type {PayBodyType, PayStatus} from '../protocol/enums.js'
 import type {PayRequest} from '../protocol/schemas.js'
 import {compactGmt8, formatGmt8, parseGmt8} from '../protocol/time.js'
 import {DueQueue} from './due.js'
 import {payBody} from './pay-body.js'
+import {resolveMethod} from './pay-method.js'
 import {fail} from './errors.js'
 import type {Notifier} from './notifier.js'
 import type {Store} from './store.js'
@@ -113,6 +114,8 @@ export class PayService {
   private expiryTimer: NodeJS.Timeout | undefined
   /** Told of every order event once stored: the compatibility module sends its easy_pay notification from here. */
   readonly listeners: ((order: PayOrder, event: string) => void)[] = []
+  /** Asked before the payer pays an auto-routed order with a wallet; one may refuse it (the compatibility module's orders take only the wallets it has words for). */
+  readonly walletChecks: ((order: PayOrder, wallet: string) => void)[] = []
 
   constructor(private readonly deps: PayDeps) {
     for (const order of deps.store.values<PayOrder>('payOrders')) {
@@ -278,12 +281,12 @@ export class PayService {
   }
 
   /** The payer's side, played by `sandbox pay`. */
-  payerPays(orderRef: string, outcome: 'success' | 'fail', wallet?: string): PayOrder {
+  payerPays(orderRef: string, outcome: 'success' | 'fail', wallet = 'walletA'): PayOrder {
     const found = this.findAnyMerchant(orderRef)
     if (!OPEN.includes(found.status)) fail(20044, `order ${found.orderNo} is ${found.status}, so it cannot be paid`)
     // the wallet the payer picked goes into the stored order only with the payment itself
-    const chosen = wallet ?? 'walletA'
-    const order = found.channel === 'aggregate' ? {...found, channel: chosen, provider: chosen.toUpperCase()} : found
+    if (found.channel === 'aggregate') for (const check of this.walletChecks) check(found, wallet)
+    const order = found.channel === 'aggregate' ? {...found, channel: wallet, provider: wallet.toUpperCase()} : found
     return outcome === 'success' ? this.settlePaid(order) : this.finish(order, 'fail', 'the payer\'s payment failed (sandbox)')
   }
 
@@ -373,26 +376,3 @@ export class PayService {
 
 const sharedSpace = (bizOrderNo: string, holder: string) =>
   `bizOrderNo ${bizOrderNo} is already used by ${holder}: pay orders and gateway orders share one bizOrderNo space per merchant`
-
-/**
- * "When channelMchNo and capability are specified, method can be inferred from capability"
- * (spec): a capability naming a PayMethodEnum value is the method. Done before the field
- * checks, so that the inferred method's own rules (openId, authCode) apply.
- */
-export function inferMethodFromCapability(body: Record<string, unknown>): void {
-  if (body.method || typeof body.capability !== 'string' || !body.channelMchNo) return
-  if (!(PAY_METHODS as readonly string[]).includes(body.capability)) {
-    fail(10506, `capability: ${body.capability} names no PayMethodEnum value, so no method can be inferred from it; give method`)
-  }
-  body.method = body.capability
-}
-
-/** Method from the request: explicit, from the barcode prefix, or auto-routed to aggregate QR. */
-function resolveMethod(request: PayRequest): string {
-  if (request.method) return request.method
-  if (request.authCode) {
-    const wallet = walletFromBarcode(request.authCode)
-    return wallet ? `${wallet}_barcode` : fail(10506, 'authCode: unknown barcode prefix')
-  }
-  return 'aggregate_pay_qrcode'
-}

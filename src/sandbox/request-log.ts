@@ -15,6 +15,8 @@ export interface RequestNote {
   /** The answer's code and message, from a handler that knows them (else read from the answer). */
   code?: string
   message?: string
+  /** What the sandbox did beside the answer, in words (a field accepted and ignored). */
+  notes?: string[]
 }
 
 const MAX_ENTRIES = 5000
@@ -111,6 +113,7 @@ export class RequestLog {
         ...keptOutcome(note.code === undefined ? outcomeOf(answer) : {code: note.code, message: note.message}),
         durationMs: Date.now() - started,
         signature: note.signature && keptSignature(note.signature),
+        notes: note.notes,
       }
       if (!res.writableFinished) entry.message = 'connection closed before the answer was complete'
       const stored = detached(entry)

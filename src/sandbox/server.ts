@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {sandboxDir, type SandboxRuntime} from '../protocol/local-sandbox.js'
 import {createSandboxApp, type Merchant, type SandboxApp, type SandboxOptions} from './app.js'
 import {ensureKeyPair} from './keys.js'
-import {ensureMd5Key} from './epay.js'
+import {md5KeyFiles} from './epay.js'
 import {Store, type JournalWrite} from './store.js'
 
 const DEFAULT_MERCHANT = {mchNo: 'M1000000001', appId: 'A1000000001'}
@@ -51,7 +51,8 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
   const platform = ensureKeyPair(join(dir, 'keys'), 'platform')
   const merchantKeys = ensureKeyPair(join(dir, 'keys'), 'merchant')
   const login = ensureKeyPair(join(dir, 'keys'), 'login')
-  const md5 = ensureMd5Key(join(dir, 'keys'), 'merchant')
+  const md5Keys = md5KeyFiles(join(dir, 'keys'), {mchNo: DEFAULT_MERCHANT.mchNo, md5KeyForm: options.epayMd5KeyForm})
+  const md5KeyFile = md5Keys.issue(DEFAULT_MERCHANT.mchNo)
   const log = options.log ?? ((line: string) => process.stderr.write(`sandbox: ${line}\n`))
   const store = new Store(join(dir, 'journal.jsonl'), log, {write: options.journalWrite, onFailure: options.onJournalFailure ?? log}).open()
   let url = ''
@@ -67,7 +68,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     publicUrl: () => url,
     controlSecret,
     onRequest: options.onRequest,
-    epayMd5Keys: {[DEFAULT_MERCHANT.mchNo]: {md5Key: md5.md5Key, md5KeyForm: options.epayMd5KeyForm}},
+    epayMd5Keys: md5Keys,
   })
   if (!store.get<Merchant>('merchants', DEFAULT_MERCHANT.mchNo)) {
     app.registerMerchant({
@@ -103,7 +104,7 @@ export async function startSandbox(options: StartOptions): Promise<RunningSandbo
     dataDir: options.dataDir,
     controlSecret,
     platformPublicKeyPem: platform.publicKeyPem,
-    merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem, md5KeyFile: md5.file},
+    merchant: {...DEFAULT_MERCHANT, privateKeyFile: merchantKeys.privateKeyFile, publicKeyPem: merchantKeys.publicKeyPem, md5KeyFile},
   }
   return {
     url,

@@ -10,7 +10,7 @@ import {declaredFields, endpoints, type Endpoint} from '../protocol/endpoints.js
 import {foreignInputProblem} from '../protocol/foreign-input.js'
 import {JsonTooCostlyError, JsonSyntaxError, parseJsonObject, toPlain, type JsonObject} from '../protocol/json.js'
 import {loadPublicKey} from '../protocol/keys.js'
-import {SANDBOX_CHANNEL_MCH_NOS, type FaultRule} from '../protocol/local-sandbox.js'
+import {SANDBOX_CHANNEL_MCH_NOS} from '../protocol/local-sandbox.js'
 import {diagnoseReceivedSignature} from '../protocol/received-diagnose.js'
 import {allocFieldsInCents, checkFields, dropAbsent, type AllocRequest, type GatewayPrePayRequest, type GenerateAuthUrlRequest, type PayRequest, type RefundRequest, type TransferRequest} from '../protocol/schemas.js'
 import {canonicalBase64Problem, signStringAsync, verifyString} from '../protocol/signature.js'
@@ -18,16 +18,17 @@ import {formatGmt8} from '../protocol/time.js'
 import {allocOrderResult, allocResult, type AllocAmountUnit, type AllocService} from './alloc.js'
 import type {AuthSessions} from './auth.js'
 import {PlatformFailure, fail} from './errors.js'
-import {spoilAnswer, type Faults} from './faults.js'
+import {strike, type Faults} from './faults.js'
 import {refuseOwnUrls} from './guard.js'
 import {gatewayOrderResult, type GatewayOrder, type GatewayService} from './gateway.js'
 import type {Notifier} from './notifier.js'
-import {inferMethodFromCapability, payOrderResult, payResult, type PayService} from './pay.js'
+import {payOrderResult, payResult, type PayService} from './pay.js'
+import {inferMethodFromCapability} from './pay-method.js'
 import {refundOrderResult, refundResult, type RefundService} from './refund.js'
 import type {ReplayGuard} from './replay.js'
 import type {RequestNote} from './request-log.js'
 import type {Store} from './store.js'
-import {transferCreateResult, transferOrderResult, type TransferService} from './transfer.js'
+import {ignoredTransferFields, transferCreateResult, transferOrderResult, type TransferService} from './transfer.js'
 
 export interface Merchant {
   mchNo: string
@@ -42,6 +43,8 @@ export interface Merchant {
 
 /** Bounds checked before anything else is done with a field: too long a value names its field (10506), never another error. */
 const BOUNDS: [field: string, max: number][] = [['mchNo', 32], ['sign', 1024]]
+/** The spec's longest reqId: a longer one is refused, never echoed (a hostile body must not buy a huge answer). */
+const MAX_REQ_ID_CHARS = 64
 
 interface SignedApiDeps {
   store: Store
@@ -237,10 +240,11 @@ export function createSignedApi(deps: SignedApiDeps) {
         if (error instanceof JsonTooCostlyError) return {code: 10505, msg: `request body: ${error.message}`, data: null, reqId: ''}
         return {code: 10505, msg: `request body is not JSON: ${(error as JsonSyntaxError).message}`, data: null, reqId: ''}
       }
+      // echoed on every answer, the earliest refusals too, when it is one the spec allows
+      if (typeof raw.reqId === 'string' && raw.reqId.length <= MAX_REQ_ID_CHARS) reqId = raw.reqId
       // before anything else is read from it (protocol-notes section 1)
       const foreign = foreignInputProblem(raw)
-      if (foreign) return {code: 10506, msg: `${foreign.field}: ${foreign.message}`, data: null, reqId: ''}
-      if (typeof raw.reqId === 'string') reqId = raw.reqId
+      if (foreign) return {code: 10506, msg: `${foreign.field}: ${foreign.message}`, data: null, reqId: foreign.field === 'reqId' ? '' : reqId}
       for (const field of ['mchNo', 'reqId', 'reqTime', 'sign']) {
         if (typeof raw[field] !== 'string' || raw[field] === '') fail(10506, `${field}: is required`)
       }
@@ -269,6 +273,10 @@ export function createSignedApi(deps: SignedApiDeps) {
         inferMethodFromCapability(plain)
         authSessions.fillStoredOpenId(merchant.mchNo, appId, plain)
       }
+      if (route.endpoint === endpoints.transfer) {
+        const ignored = ignoredTransferFields(plain)
+        if (note && ignored.length > 0) note.notes = ignored
+      }
       if (typeof plain.method === 'string' && !(PAY_METHODS as readonly string[]).includes(plain.method)) {
         fail(20012, `method ${plain.method} is unknown`)
       }
@@ -290,41 +298,15 @@ export function createSignedApi(deps: SignedApiDeps) {
     }
   }
 
-  /** Answers a call the way the injected fault says (see faults.ts for before/after processing). */
-  async function strike(rule: FaultRule, path: string, rawText: string, res: ServerResponse, send: Send): Promise<void> {
-    switch (rule.fault) {
-      case 'latency':
-        await new Promise((resolve) => setTimeout(resolve, rule.latencyMs ?? 2000))
-        return send(200, await call(path, rawText))
-      case 'http-500':
-        return send(500, '{"error":"injected fault: internal error"}')
-      case 'not-json':
-        return send(200, '<html><body>502 Bad Gateway (injected fault)</body></html>', 'text/html')
-      case 'reset': {
-        const answer = await call(path, rawText)
-        res.writeHead(200, {'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer)})
-        res.write(answer.slice(0, Math.floor(answer.length / 2)))
-        res.destroy()
-        return
-      }
-      case 'timeout':
-        await call(path, rawText)
-        return // never answered; the client gives up, and closing the server cuts the socket
-      case 'unsigned-success':
-      case 'bad-signature':
-        return send(200, spoilAnswer(rule.fault, await call(path, rawText)))
-    }
-  }
-
   return {
     /** Whether the path is a signed API endpoint (only POST reaches them). */
     serves: (path: string) => routes.has(path),
 
     /** Answers a signed call, or strikes it with the next armed fault. */
     async handle(path: string, rawText: string, note: RequestNote, res: ServerResponse, send: Send): Promise<void> {
-      const fault = faults.take(path)
+      const fault = faults.take(path, 'signed')
       if (!fault) return send(200, await call(path, rawText, note))
-      await strike(fault, path, rawText, res, send)
+      await strike(fault, async () => ({status: 200, headers: {'content-type': 'application/json; charset=utf-8'}, body: await call(path, rawText)}), res)
     },
 
     /** Drops the cached public key of a merchant whose registration changed. */

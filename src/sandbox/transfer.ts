@@ -48,6 +48,17 @@ export interface Transfer {
   submissions: number
 }
 
+/**
+ * Fields of a transfer the channel is not given, accepted and ignored (protocol-notes section 4):
+ * the platform does not forward walletA a transferScene (the scene bound in the channel merchant
+ * configuration applies), which is no reason to refuse the transfer. Removed; says what was.
+ */
+export function ignoredTransferFields(body: Record<string, unknown>): string[] {
+  if (body.channel !== 'walletA' || body.transferScene === undefined) return []
+  delete body.transferScene
+  return ['transferScene ignored: the platform does not forward it to walletA (the scene bound in the channel merchant configuration applies)']
+}
+
 export function transferCreateResult(t: Transfer) {
   return {transferNo: t.transferNo, bizTransferNo: t.bizTransferNo, status: t.status, confirmUrl: t.confirmUrl}
 }

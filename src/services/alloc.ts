@@ -2,7 +2,12 @@
 // with a header), amounts in yuan converted exactly, sent as yuan (the spec) or as cents for
 // platforms that take cents (profile switch).
 import {readFileSync, statSync} from 'node:fs'
-import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import {call, connectChecked, type CallResult, type ClientConfig} from '../client/pipeline.js'
+import {controlCall} from '../local-sandbox/control.js'
+import {readRuntime} from '../local-sandbox/liveness.js'
+import {locateSandbox, sandboxesElsewhere} from '../local-sandbox/location.js'
+import type {SandboxRuntime} from '../protocol/local-sandbox.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
 import type {AllocOrderAnswer, AllocResult, SyncAnswer} from '../protocol/answers.js'
 import {readProblem, UsageError} from '../errors.js'
 import {endpoints} from '../protocol/endpoints.js'
@@ -102,7 +107,80 @@ interface AllocInput {
   receivers: ReceiverInput[]
 }
 
-export async function createAlloc(client: ClientConfig, input: AllocInput, unit: 'yuan' | 'cents', options: CallOptions = {}): Promise<CallResult<AllocResult>> {
+type AllocAmountUnit = 'yuan' | 'cents'
+
+/** A command's client and profile; `profile` is read after the call connects (the local profile is resolved again once its sandbox runs). */
+interface RunContext {
+  client: ClientConfig
+  profile: ResolvedProfile
+}
+
+/** Where a local sandbox is looked for: the CLI's data folder and the environment (UNIPAY_SANDBOX_DIR). */
+interface SandboxWhere {
+  home: string
+  env: NodeJS.ProcessEnv
+}
+
+/** The unit receiver amounts go in, and why it may be wrong. */
+interface AllocUnit {
+  unit: AllocAmountUnit
+  /** A profile whose unit is not the one the local sandbox reads for its merchant. */
+  warning?: string
+}
+
+/**
+ * The unit of receiver amounts: the built-in local profile takes its sandbox merchant's (`sandbox
+ * merchants set --alloc-amount-unit`), as it takes the address and keys; another profile keeps
+ * its own (default yuan, the spec's), and when it talks to a local sandbox whose merchant reads
+ * the other unit, a warning says so: 2.00 yuan sent to a cents merchant is 2 cents.
+ */
+async function allocAmountUnit(profile: ResolvedProfile, {home, env}: SandboxWhere): Promise<AllocUnit> {
+  const own = profile.settings.allocAmountUnit ?? 'yuan'
+  const {baseUrl, mchNo} = profile.settings
+  const sandbox = profile.environment === 'local' ? profile.sandbox : baseUrl && profile.environment !== 'production' ? await sandboxAt(baseUrl, home, env) : undefined
+  if (!sandbox || !mchNo) return {unit: own}
+  let merchants: {mchNo: string; allocAmountUnit: AllocAmountUnit}[]
+  try {
+    merchants = await controlCall(sandbox, 'GET', 'merchants')
+  } catch {
+    return {unit: own} // the call itself will say what is wrong with the sandbox
+  }
+  const theirs = merchants.find((m) => m.mchNo === mchNo)?.allocAmountUnit
+  if (!theirs || theirs === own) return {unit: own}
+  if (profile.environment === 'local') return {unit: theirs}
+  return {
+    unit: own,
+    warning: `profile ${profile.name} sends allocation amounts in ${own}, but the local sandbox at ${sandbox.url} reads merchant ${mchNo}'s in ${theirs}: \`unipay profile set allocAmountUnit ${theirs} --profile ${profile.name}\` (or \`unipay sandbox merchants set ${mchNo} --alloc-amount-unit ${own}\`)`,
+  }
+}
+
+/** The running local sandbox (the one a `sandbox` command would reach, or one started for another folder) at `baseUrl`, if any. */
+async function sandboxAt(baseUrl: string, home: string, env: NodeJS.ProcessEnv): Promise<SandboxRuntime | undefined> {
+  let origin: string
+  try {
+    origin = new URL(baseUrl).origin
+  } catch {
+    return undefined
+  }
+  const location = locateSandbox(home, undefined, env)
+  const candidates = [readRuntime(location.dataDir), ...(location.dataDir === home ? await sandboxesElsewhere(home) : [])]
+  return candidates.find((runtime) => runtime && new URL(runtime.url).origin === origin)
+}
+
+/**
+ * A split: checked first (so bad input starts nothing), then the unit known (for the local
+ * profile, from its sandbox), then sent with the receivers' amounts in that unit.
+ */
+export async function createAlloc(context: RunContext, where: SandboxWhere, input: AllocInput, options: CallOptions = {}): Promise<{result: CallResult<AllocResult>; unit: AllocUnit}> {
+  await connectChecked(context.client, endpoints.alloc, allocFields(input, 'yuan'))
+  const unit = await allocAmountUnit(context.profile, where)
+  const bizAllocNo = input.bizAllocNo ?? generateBusinessNo('AL')
+  const result = await outcomeUnknownHint(call<AllocResult>(context.client, endpoints.alloc, {...allocFields(input, unit.unit), bizAllocNo}, options), 'bizAllocNo', bizAllocNo, 'query alloc --biz-alloc-no')
+  return {result, unit}
+}
+
+/** The fields of a split, receiver amounts (yuan as typed) converted exactly into the unit. */
+function allocFields(input: AllocInput, unit: AllocAmountUnit): Record<string, unknown> {
   const receivers = input.receivers.map((r, i) => {
     let cents: number
     try {
@@ -114,12 +192,13 @@ export async function createAlloc(client: ClientConfig, input: AllocInput, unit:
     // cents/100 prints as the exact two-decimal yuan value (shortest round-trip form)
     return {...r, amount: unit === 'cents' ? cents : cents / 100}
   })
-  const bizAllocNo = input.bizAllocNo ?? generateBusinessNo('AL')
-  return outcomeUnknownHint(call<AllocResult>(client, endpoints.alloc, {...input, receivers, bizAllocNo}, options), 'bizAllocNo', bizAllocNo, 'query alloc --biz-alloc-no')
+  return {...input, receivers}
 }
 
-export async function queryAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult<AllocOrderAnswer>> {
-  return call(client, endpoints.queryAlloc, ref, options)
+/** An allocation, and the unit its amounts are in (asked once the call has reached the platform). */
+export async function queryAlloc(context: RunContext, where: SandboxWhere, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<{result: CallResult<AllocOrderAnswer>; unit: AllocUnit}> {
+  const result = await call<AllocOrderAnswer>(context.client, endpoints.queryAlloc, ref, options)
+  return {result, unit: await allocAmountUnit(context.profile, where)}
 }
 
 export async function syncAlloc(client: ClientConfig, ref: {allocNo?: string; bizAllocNo?: string}, options: CallOptions = {}): Promise<CallResult<SyncAnswer>> {

@@ -14,8 +14,8 @@ import {
   type StartSettings,
 } from '../local-sandbox/lifecycle.js'
 import {readRuntime} from '../local-sandbox/liveness.js'
-import {findRunning, sandboxesElsewhere, type SandboxLocation} from '../local-sandbox/location.js'
-import {sandboxCredentials, type SandboxCredentials} from '../local-sandbox/credentials.js'
+import {findRunning, requireSandbox, sandboxesElsewhere, type SandboxLocation} from '../local-sandbox/location.js'
+import {sandboxCredentials, type SandboxCredentials, type SandboxMerchant} from '../local-sandbox/credentials.js'
 import {notADuration, parseDuration} from '../protocol/duration.js'
 import type {GatewayOrderResult, NormalPayOrderResult, RefundRecord, TransferOrderResult} from '../protocol/answers.js'
 import {TRIGGER_EVENTS, sandboxDir, type BoundReceiver, type FaultRule, type SandboxFault, type SandboxRuntime} from '../protocol/local-sandbox.js'
@@ -31,8 +31,14 @@ export interface SandboxUse {
   notice: (message: string) => void
 }
 
-/** The sandbox in use, started in the background when it is not running. */
-const running = async ({location, notice}: SandboxUse): Promise<SandboxRuntime> => (await ensureSandbox(location, {}, notice)).runtime
+/**
+ * The sandbox in use, started in the background when it is not running; a folder named by
+ * --data-dir or UNIPAY_SANDBOX_DIR must hold one (only `sandbox start` makes a new one there).
+ */
+async function running({location, notice}: SandboxUse): Promise<SandboxRuntime> {
+  requireSandbox(location)
+  return (await ensureSandbox(location, {}, notice)).runtime
+}
 
 // ---------------------------------------------------------------------------------------------
 // The process
@@ -49,12 +55,14 @@ export function runSandboxInForeground({location, notice}: SandboxUse, settings:
 }
 
 /** Stops the sandbox; false when it was not running. */
-export function stopSandbox({location}: SandboxUse): Promise<boolean> {
+export async function stopSandbox({location}: SandboxUse): Promise<boolean> {
+  requireSandbox(location)
   return stopDaemon(location.dataDir)
 }
 
 /** Stops the sandbox and wipes its orders and callbacks (keys stay). */
-export function resetSandbox({location}: SandboxUse): Promise<void> {
+export async function resetSandbox({location}: SandboxUse): Promise<void> {
+  requireSandbox(location)
   return wipeSandbox(location.dataDir)
 }
 
@@ -64,6 +72,7 @@ export type SandboxStatus =
 
 /** Whether the sandbox runs, and where; when it does not, the sandboxes that run for other folders. */
 export async function sandboxStatus({location}: SandboxUse): Promise<SandboxStatus> {
+  requireSandbox(location)
   const runtime = readRuntime(location.dataDir)
   const dataDir = sandboxDir(location.dataDir)
   if (!runtime) {
@@ -88,7 +97,7 @@ export async function sandboxStatus({location}: SandboxUse): Promise<SandboxStat
 /** What a backend needs to call the sandbox, and each merchant's allocation amount unit. */
 export async function credentials(use: SandboxUse): Promise<SandboxCredentials> {
   const runtime = await running(use)
-  const merchants = await controlCall<{mchNo: string; appId: string; allocAmountUnit: 'yuan' | 'cents'}[]>(runtime, 'GET', 'merchants')
+  const merchants = await controlCall<SandboxMerchant[]>(runtime, 'GET', 'merchants')
   return sandboxCredentials(runtime, merchants)
 }
 
@@ -128,8 +137,14 @@ export async function advanceClock(use: SandboxUse, duration: string): Promise<{
 // ---------------------------------------------------------------------------------------------
 // Faults
 
+/** Arms a fault; one that could never strike (a path no call goes to, a signature fault where no answer is signed) is bad usage, saying why. */
 export async function addFault(use: SandboxUse, rule: {fault: SandboxFault; remaining: number; path?: string; latencyMs?: number}): Promise<FaultRule> {
-  return controlCall<FaultRule>(await running(use), 'POST', 'faults', rule)
+  try {
+    return await controlCall<FaultRule>(await running(use), 'POST', 'faults', rule)
+  } catch (error) {
+    if (error instanceof PlatformError && error.code === 10506) throw new UsageError(`--path: ${error.platformMessage.replace(/^path: /, '')}`)
+    throw error
+  }
 }
 
 export async function listFaults(use: SandboxUse): Promise<FaultRule[]> {
@@ -144,10 +159,13 @@ export async function clearFaults(use: SandboxUse): Promise<{cleared: number}> {
 // Merchants, receivers, balances, users (default merchant: the sandbox's own)
 
 /** Registers a merchant; one of that number already there (the built-in one included) is replaced only when `force`. */
-export async function addMerchant(use: SandboxUse, merchant: {mchNo: string; appId?: string; publicKeyPem: string; force: boolean}): Promise<{mchNo: string; appId: string; replaced: boolean; url: string}> {
+export async function addMerchant(
+  use: SandboxUse,
+  merchant: {mchNo: string; appId?: string; publicKeyPem: string; force: boolean},
+): Promise<{mchNo: string; appId: string; replaced: boolean; url: string; epayV1Md5KeyFile?: string}> {
   const runtime = await running(use)
   try {
-    const added = await controlCall<{mchNo: string; appId: string; replaced: boolean}>(runtime, 'POST', 'merchants', merchant)
+    const added = await controlCall<{mchNo: string; appId: string; replaced: boolean; epayV1Md5KeyFile?: string}>(runtime, 'POST', 'merchants', merchant)
     return {...added, url: runtime.url}
   } catch (error) {
     if (error instanceof PlatformError && error.code === 10507) {
@@ -158,7 +176,15 @@ export async function addMerchant(use: SandboxUse, merchant: {mchNo: string; app
   }
 }
 
-export async function setMerchant(use: SandboxUse, mchNo: string, settings: {allocAmountUnit: string}): Promise<{mchNo: string; allocAmountUnit: 'yuan' | 'cents'}> {
+/** A merchant's settings: the allocation amount unit, the V1 MD5 key (sent to the sandbox, never shown: its file is named). */
+export async function setMerchant(
+  use: SandboxUse,
+  mchNo: string,
+  settings: {allocAmountUnit?: string; md5Key?: string},
+): Promise<{mchNo: string; allocAmountUnit: 'yuan' | 'cents'; epayV1Md5KeyFile?: string}> {
+  if (settings.allocAmountUnit === undefined && settings.md5Key === undefined) {
+    throw new UsageError('nothing to set: give --alloc-amount-unit, --md5-key-file or both')
+  }
   return controlCall(await running(use), 'POST', 'merchants/settings', {mchNo, ...settings})
 }
 
@@ -244,6 +270,7 @@ export async function triggerEvent(use: SandboxUse, event: string, notifyUrl: st
 // The request log (read from a running sandbox only: reading it never starts one)
 
 async function runningOnly({location, notice}: SandboxUse): Promise<SandboxRuntime> {
+  requireSandbox(location)
   const runtime = await findRunning(location, notice)
   if (!runtime) throw new UsageError(`the local sandbox is not running for ${location.dataDir}; start it with \`unipay sandbox start\``)
   return runtime

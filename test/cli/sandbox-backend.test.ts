@@ -420,7 +420,7 @@ describe('sandbox credentials', () => {
     try {
       const creds = (await c.json(['sandbox', 'credentials'])).body.data
       expect(creds.allocAmountUnit).toBe('cents')
-      expect(creds.merchants[0]).toEqual({mchNo: 'M1000000001', appId: 'A1000000001', allocAmountUnit: 'cents'})
+      expect(creds.merchants[0]).toEqual({mchNo: 'M1000000001', appId: 'A1000000001', allocAmountUnit: 'cents', epayV1Md5KeyFile: creds.epayV1Md5KeyFile})
       expect((await c.run(['sandbox', 'credentials'])).stdout).toMatch(/allocAmountUnit\s+M1000000001 cents/)
       expect((await c.run(['sandbox', 'credentials', '--format', 'env'])).stdout).toContain('UNIPAY_SANDBOX_ALLOC_AMOUNT_UNIT=cents\n')
     } finally {

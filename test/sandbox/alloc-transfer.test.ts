@@ -136,7 +136,6 @@ describe('transfer', () => {
       [{channel: 'walletA', payeeType: 'phone'}, 'payeeType: phone is not taken by walletA'],
       [{channel: 'walletA', payeeType: 'openid', amount: 29, payeeName: 'Li'}, 'payeeName: must be empty for walletA transfers below 0.30 yuan'],
       [{channel: 'walletA', payeeType: 'openid', amount: 200000}, 'payeeName: is required (the payee\'s real name) for walletA transfers of 2000 yuan or more'],
-      [{channel: 'walletA', payeeType: 'openid', transferScene: 's'}, 'transferScene: is not sent for walletA'],
     ]
     const {canonicalString} = await import('../../src/protocol/canonical.js')
     const {signString} = await import('../../src/protocol/signature.js')

@@ -14,6 +14,7 @@ import {epayStringToSign} from '../../src/protocol/epay.js'
 import {parseJsonObject} from '../../src/protocol/json.js'
 import {generateRsaKeyPair, loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {createSandboxApp, type SandboxApp} from '../../src/sandbox/app.js'
+import {md5KeyFiles} from '../../src/sandbox/epay.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {Store} from '../../src/sandbox/store.js'
 import {controlHeaders} from '../helpers/sandbox.js'
@@ -44,6 +45,8 @@ const CONTROL_SECRET = 'test-control-secret'
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'unipay-epay-vectors-'))
   store = new Store(join(dir, 'journal.jsonl')).open()
+  const md5Keys = md5KeyFiles(join(dir, 'keys'), {mchNo: 'M1000000001'})
+  md5Keys.set(fixture.v1.pid, fixture.v1.md5Key)
   app = createSandboxApp({
     store,
     platformPrivateKeyPem: keys.platform_private_key_pkcs8_b64,
@@ -51,7 +54,7 @@ beforeAll(async () => {
     now: () => new Date(TIMESTAMP * 1000),
     publicUrl: () => url,
     controlSecret: CONTROL_SECRET,
-    epayMd5Keys: {[fixture.v1.pid]: {md5Key: fixture.v1.md5Key}},
+    epayMd5Keys: md5Keys,
   })
   app.registerMerchant({mchNo: fixture.v2.pid, appIds: ['A1001'], defaultAppId: 'A1001', publicKeyPem: keys.merchant_public_key_spki_b64})
   server = createServer((req, res) => void app.handle(req, res))

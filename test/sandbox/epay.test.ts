@@ -12,7 +12,7 @@ import {checkEasyPayCallback} from '../../src/protocol/callback.js'
 import {epayStringToSign, signMd5, signRsa} from '../../src/protocol/epay.js'
 import {endpoints} from '../../src/protocol/endpoints.js'
 import {parseJsonObject} from '../../src/protocol/json.js'
-import {ensureMd5Key} from '../../src/sandbox/epay.js'
+import {ensureMd5Key} from '../../src/sandbox/epay/md5-key.js'
 import type {Notification} from '../../src/sandbox/notifier.js'
 import {controlHeaders, removeDir, useTestSandbox, waitFor} from '../helpers/sandbox.js'
 

@@ -11,7 +11,7 @@ export type AllocCreateResult = AllocResult | DryRun
 export default class Alloc extends BaseCommand {
   static summary = 'Split a paid order among bound receivers (POST /unipay/alloc)'
   static description =
-    'The order must be paid and created with --allocation; receivers must be bound beforehand (local sandbox: `sandbox receivers bind`). Amounts are yuan with at most 2 decimals; profiles whose platform takes cents set allocAmountUnit=cents. The split starts processing and ends success, partial or fail (alloc.* callbacks, or `alloc sync`). Local sandbox test value: a receiver account ending in _FAIL is refused.'
+    'The order must be paid and created with --allocation; receivers must be bound beforehand (local sandbox: `sandbox receivers bind`). Amounts are yuan with at most 2 decimals; profiles whose platform takes cents set allocAmountUnit=cents (the built-in local profile takes its sandbox merchant\'s unit, and a profile whose unit is not the one the local sandbox reads gets a warning). The split starts processing and ends success, partial or fail (alloc.* callbacks, or `alloc sync`). Local sandbox test value: a receiver account ending in _FAIL is refused.'
 
   static examples = [
     '<%= config.bin %> alloc --biz-order-no P2025112200001 --receiver MERCHANT_ID:1900000109:6.00:"Shop Ltd" --receiver PERSONAL_OPENID:oUpF8u:4.00',
@@ -41,8 +41,9 @@ export default class Alloc extends BaseCommand {
     if (receivers.length === 0) throw new UsageError('invalid input', [{field: 'receiver', message: 'give at least one --receiver or a --receivers-file'}])
     const context = await this.context(flags)
     await this.confirmMoney(context.profile, `split to ${receivers.length} receivers`, flags.yes || flags['dry-run'])
-    const result = await createAlloc(
-      context.client,
+    const {result, unit} = await createAlloc(
+      context,
+      {home: this.config.dataDir, env: process.env},
       {
         bizAllocNo: flags['biz-alloc-no'],
         tradeNo: flags['trade-no'],
@@ -53,9 +54,9 @@ export default class Alloc extends BaseCommand {
         notifyUrl: flags['notify-url'],
         receivers,
       },
-      context.profile.settings.allocAmountUnit ?? 'yuan',
       {dryRun: flags['dry-run']},
     )
+    if (unit.warning) this.warning(unit.warning)
     if (!flags['biz-alloc-no']) this.notice(`bizAllocNo: ${String(result.request.body.bizAllocNo)}`)
     return this.emitCall(result, (data) => this.io.out(renderRecord(recordRows(data), this.io.stdoutTty)))
   }

@@ -32,10 +32,11 @@ export default class QueryAlloc extends BaseCommand {
   async run(): Promise<QueryAllocResult> {
     const {flags} = await this.parse(QueryAlloc)
     const context = await this.context(flags)
-    const result = await queryAlloc(context.client, {allocNo: flags['alloc-no'], bizAllocNo: flags['biz-alloc-no']}, {dryRun: flags['dry-run']})
+    const {result, unit: amountUnit} = await queryAlloc(context, {home: this.config.dataDir, env: process.env}, {allocNo: flags['alloc-no'], bizAllocNo: flags['biz-alloc-no']}, {dryRun: flags['dry-run']})
+    if (amountUnit.warning) this.warning(amountUnit.warning)
     return this.emitCall(result, (data) => {
       const allocation = (data ?? {}) as Record<string, unknown>
-      const unit = context.profile.settings.allocAmountUnit ?? 'yuan'
+      const {unit} = amountUnit
       const rows = recordRows(allocation, ['details']).map(([key, value]): [string, Cell] => (key === 'amount' ? ['amount (yuan)', yuan(allocation.amount, unit)] : [key, value]))
       this.io.out(renderRecord(rows, this.io.stdoutTty))
       const details = Array.isArray(allocation.details) ? (allocation.details as Record<string, unknown>[]) : []

@@ -11,7 +11,7 @@ import {formatGmt8} from '../../protocol/time.js'
 import {fail, PlatformFailure} from '../errors.js'
 import {urlRefusal} from '../guard.js'
 import {payOrderResult, type PayOrder} from '../pay.js'
-import {describeProblems, echoedType, EPAY_ORDERS, moneyOf, type EpayContext, type EpayOrder, type Params, type Result, type StoredMerchant} from './shared.js'
+import {describeProblems, echoedType, EPAY_ORDERS, moneyOf, PAYER_WALLETS, WORD_OF_WALLET, type EpayContext, type EpayOrder, type Params, type Result, type StoredMerchant} from './shared.js'
 
 /** How the payer pays and with what, as the request says it. */
 interface Payment {
@@ -108,7 +108,6 @@ export function createOrder(ctx: EpayContext, version: EpayVersion, params: Para
     version,
     outTradeNo: order.bizOrderNo,
     wallet,
-    epayWords,
     mode,
     notifyUrl: params.notify_url || undefined,
     returnUrl: params.return_url || undefined,
@@ -119,8 +118,13 @@ export function createOrder(ctx: EpayContext, version: EpayVersion, params: Para
   return order
 }
 
-/** What create answers: the spec's data (orderId, orderNo, payBody, payBodyType) and the flat fields. */
+/**
+ * What create answers: the spec's data (orderId, orderNo, payBody, payBodyType) and the flat
+ * fields. A link (jump, an h5 payment) takes the payer to the sandbox's payer page: the wallet's
+ * own h5 host does not exist here, and shops send their payer to pay_info.
+ */
 export function createdFields(ctx: EpayContext, order: PayOrder): Result {
+  const payBody = order.payBodyType === 'link' ? ctx.pageUrl(order.orderNo) : order.payBody
   const flat: Record<string, unknown> = {
     trade_no: order.orderNo,
     // signed beside trade_no, so that a verifying client can believe data.orderId too
@@ -130,11 +134,11 @@ export function createdFields(ctx: EpayContext, order: PayOrder): Result {
     money: centsToYuan(order.amount),
     status: order.status,
     pay_type: PAY_TYPE_OF_BODY[order.payBodyType] ?? order.payBodyType,
-    pay_info: order.payBody,
+    pay_info: payBody,
     payurl: ctx.pageUrl(order.orderNo),
   }
-  if (order.payBodyType === 'qr_code') flat.qrcode = order.payBody
-  const {orderId, orderNo, payBody, payBodyType} = order
+  if (order.payBodyType === 'qr_code') flat.qrcode = payBody
+  const {orderId, orderNo, payBodyType} = order
   return {data: {orderId, orderNo, payBody, payBodyType}, flat}
 }
 
@@ -159,4 +163,17 @@ export function orderFields(ctx: EpayContext, order: PayOrder): Result {
   if (order.status === 'success' && order.refundableBalance < order.amount) flat.refundmoney = centsToYuan(order.amount - order.refundableBalance)
   const {orderNo, bizOrderNo, status, amount, realAmount, payTime, refundStatus, refundableBalance} = payOrderResult(order)
   return {data: {orderNo, bizOrderNo, status, amount, realAmount, payTime, refundStatus, refundableBalance}, flat}
+}
+
+/**
+ * An order made here is paid only with a wallet the protocol has a word for, whichever page the
+ * payer uses (its cashier, the aggregate QR, `sandbox pay`): everything its client receives
+ * about the order names that wallet, and an epay client never receives a neutral word.
+ */
+export function payOnlyWithWordedWallets(ctx: EpayContext): void {
+  ctx.pay.walletChecks.push((order, wallet) => {
+    if (!ctx.record(order.orderNo) || WORD_OF_WALLET[wallet]) return
+    const offered = PAYER_WALLETS.map((w) => `${w} (${WORD_OF_WALLET[w]})`).join(' or ')
+    fail(10506, `wallet: order ${order.orderNo} was made through the epay module, whose clients have no word for ${wallet}: pay it with ${offered}`)
+  })
 }

@@ -1,13 +1,13 @@
 // What the module shows a person: the payer's page (where `submit` sends the browser; for an
 // order without a wallet it is the cashier, where the payer picks one) and the small error page
 // a browser path answers instead of raw JSON (protocol-notes section 7). Every value is escaped.
-import {EPAY_WALLETS, isWallet} from '../../protocol/epay-api.js'
+import {isWallet} from '../../protocol/epay-api.js'
 import {centsToYuan} from '../../protocol/money.js'
 import {fail, PlatformFailure} from '../errors.js'
 import {escapeHtml as esc, pageHeaders} from '../html.js'
 import type {PayOrder} from '../pay.js'
 import {returnLink} from './notifications.js'
-import {PAGE_PREFIX, type EpayAnswer, type EpayContext, type EpayOrder} from './shared.js'
+import {PAGE_PREFIX, PAYER_WALLETS, WORD_OF_WALLET, type EpayAnswer, type EpayContext, type EpayOrder} from './shared.js'
 
 const PAGE_HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'")
 
@@ -33,7 +33,7 @@ export function payerPage(ctx: EpayContext, method: string, orderNo: string, raw
   const order = ctx.store.get<PayOrder>('payOrders', orderNo)
   const record = ctx.record(orderNo)
   if (!order || !record) return html(404, '未找到 · Not found', '<p class="error" id="error">订单不存在 · Order not found</p>')
-  let problem: string | undefined
+  let problem: PlatformFailure | undefined
   if (method === 'POST') {
     try {
       const wallet = new URLSearchParams(rawText).get('wallet') ?? undefined
@@ -42,20 +42,22 @@ export function payerPage(ctx: EpayContext, method: string, orderNo: string, raw
       return {status: 303, headers: {location: `${PAGE_PREFIX}${encodeURIComponent(orderNo)}`, 'cache-control': 'no-store'}, body: ''}
     } catch (error) {
       if (!(error instanceof PlatformFailure)) throw error
-      problem = error.message
+      problem = error
     }
   } else if (method !== 'GET' && method !== 'HEAD') {
     return {...html(405, 'Method not allowed', '<p class="error">GET or POST</p>'), headers: {...PAGE_HEADERS, allow: 'GET, POST'}}
   }
   const current = ctx.pay.find(order.mchNo, {orderNo})
-  return html(problem ? 409 : 200, `支付 · ${current.title}`, pageMain(ctx, current, record, problem))
+  const page = html(problem ? 409 : 200, `支付 · ${current.title}`, pageMain(ctx, current, record, problem?.message))
+  return problem ? {...page, outcome: {code: String(problem.code), message: problem.message}} : page
 }
 
 function pageMain(ctx: EpayContext, order: PayOrder, record: EpayOrder, problem: string | undefined): string {
   const open = order.status === 'wait' || order.status === 'progress'
   const action = `${PAGE_PREFIX}${encodeURIComponent(order.orderNo)}`
+  // only the wallets the client has words for (shared.ts PAYER_WALLETS)
   const buttons = order.channel === 'aggregate'
-    ? EPAY_WALLETS.map((w) => `<button name="wallet" value="${w}" id="pay-${w}">${w} 支付 · Pay with ${w}</button>`).join('')
+    ? PAYER_WALLETS.map((w) => `<button name="wallet" value="${w}" id="pay-${w}">${w} 支付 · Pay with ${w} (${WORD_OF_WALLET[w]})</button>`).join('')
     : `<button id="pay">确认支付 · Pay ¥${esc(centsToYuan(order.amount))}</button>`
   const back = returnLink(ctx, record, order)
   return `<p class="brand">沙箱支付 · Sandbox payment</p>

@@ -2,7 +2,7 @@
 // pay order, the merchant and order a request names, `money` in cents, messages in the epay
 // client's words, and the JSON answer (V1 unsigned with code 1/-1, V2 signed with code 0).
 import type {KeyObject} from 'node:crypto'
-import {EPAY_WALLET_WORDS, epayMoneyToCents, type EpayMode, type EpayVersion} from '../../protocol/epay-api.js'
+import {EPAY_WALLET_WORDS, EPAY_WALLETS, epayMoneyToCents, type EpayMode, type EpayVersion} from '../../protocol/epay-api.js'
 import {signRsa, type Md5KeyForm} from '../../protocol/epay.js'
 import {loadPublicKey} from '../../protocol/keys.js'
 import {centsToYuan, MoneyFormatError} from '../../protocol/money.js'
@@ -43,6 +43,8 @@ export interface EpayAnswer {
   status: number
   headers: Record<string, string>
   body: string
+  /** A page's refusal: its code and message for the request log (a JSON answer is read back from its body). */
+  outcome?: {code: string; message: string}
 }
 
 /** What the module keeps about an order it made, beside the pay order. */
@@ -53,8 +55,6 @@ export interface EpayOrder {
   outTradeNo: string
   /** The wallet word the client sent (`alipay`, `walletB`, `aggregate`), echoed back as sent. */
   wallet?: string
-  /** The client sent a word that names no accepted wallet (a browser path's cashier): echo the protocol's word for the wallet paid with. */
-  epayWords?: boolean
   mode?: EpayMode
   notifyUrl?: string
   returnUrl?: string
@@ -82,9 +82,15 @@ export const PAGE_PREFIX = '/epay/pay/'
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** The protocol's word for a neutral wallet (walletB → alipay), for clients that speak those words. */
-const WORD_OF_WALLET: Record<string, string> = Object.fromEntries(
+export const WORD_OF_WALLET: Record<string, string> = Object.fromEntries(
   Object.entries(EPAY_WALLET_WORDS).flatMap(([word, wallet]) => (wallet ? [[wallet, word]] : [])),
 )
+
+/**
+ * The wallets a payer may pick for an order made here (its cashier, its aggregate QR): those the
+ * protocol has a word for, since an epay client never receives a neutral word (protocol-notes §7).
+ */
+export const PAYER_WALLETS = EPAY_WALLETS.filter((wallet) => WORD_OF_WALLET[wallet])
 
 export interface EpayContext extends EpayDeps {
   /** The real time in Unix seconds: every V2 `timestamp` the module writes. */
@@ -115,11 +121,12 @@ export function epayContext(deps: EpayDeps): EpayContext {
   }
 }
 
-/** The `type` an answer or notification carries: the client's own word, else the wallet paid with. */
+/**
+ * The `type` an answer or notification carries: the client's own word, else the wallet paid with
+ * in the protocol's word (an order made by /unipay/* with walletC or walletD has none).
+ */
 export function echoedType(record: EpayOrder | undefined, order: PayOrder): string {
-  if (record?.wallet) return record.wallet
-  if (record?.epayWords) return WORD_OF_WALLET[order.channel] ?? order.channel
-  return order.channel
+  return record?.wallet ?? WORD_OF_WALLET[order.channel] ?? order.channel
 }
 
 export function moneyOf(params: Params, field = 'money'): number {

@@ -4,11 +4,11 @@ import {sandboxFlags, sandboxUse} from '../../../cli/sandbox-flags.js'
 import {addMerchant} from '../../../services/sandbox.js'
 
 /** The merchant registered (`replaced` when --force replaced one of that number), and the sandbox address its profile needs. */
-export type SandboxMerchantsAddResult = {mchNo: string; appId: string; replaced: boolean; url: string}
+export type SandboxMerchantsAddResult = {mchNo: string; appId: string; replaced: boolean; url: string; epayV1Md5KeyFile?: string}
 
 export default class SandboxMerchantsAdd extends BaseCommand {
   static summary = 'Register another merchant in the local sandbox, with its public key'
-  static description = 'Pair it with `keys generate` and a profile whose baseUrl is the sandbox address (see `sandbox status`). A merchant of that number already there, the built-in one included, is replaced only with --force (exit 2 without it).'
+  static description = 'Pair it with `keys generate` and a profile whose baseUrl is the sandbox address (see `sandbox status`). The merchant also gets an epay V1 MD5 key, in a file of the sandbox (named on stderr and by `sandbox credentials`; `sandbox merchants set --md5-key-file` replaces it). A merchant of that number already there, the built-in one included, is replaced only with --force (exit 2 without it; its MD5 key stays).'
   static examples = ['<%= config.bin %> sandbox merchants add M2000000002 --public-key-file ~/.config/unipay/keys/merchant-public.pem']
   static args = {mchNo: Args.string({description: 'merchant number', required: true})}
   static flags = {
@@ -25,6 +25,7 @@ export default class SandboxMerchantsAdd extends BaseCommand {
     const merchant = await addMerchant(use, {mchNo: args.mchNo, appId: flags['app-id'], publicKeyPem, force: flags.force})
     return this.emit(merchant, () => {
       if (merchant.replaced) this.notice(`replaced merchant ${merchant.mchNo}`)
+      if (merchant.epayV1Md5KeyFile) this.notice(`its epay V1 MD5 key is in ${merchant.epayV1Md5KeyFile}`)
       this.io.out(`${merchant.mchNo}\t${merchant.appId}\t${merchant.url}`)
     })
   }
