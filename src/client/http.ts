@@ -46,9 +46,6 @@ export function formBody(fields: Record<string, string>): {headers: Record<strin
   return {headers: {'content-type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams(fields).toString()}
 }
 
-/** Codes that mean the request never left, so it certainly did not take effect. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'])
-
 /** The last address parsed, and its request options: a batch sends every row to the same one. */
 let lastTarget: {url: string; target: URL; options: ReturnType<typeof import('node:url').urlToHttpOptions>} | undefined
 
@@ -109,11 +106,20 @@ export async function httpRequest(url: string, request: HttpRequest): Promise<Ht
       response.on('end', () => finish(undefined, {status: response.statusCode ?? 0, raw: Buffer.concat(chunks).toString('utf8'), headers: response.headers}))
       response.on('error', (error: NodeJS.ErrnoException) => finish(fail(error.message, true)))
     })
+    // Whether a byte of the request may have left: not before the connection is made (and, for
+    // https, its TLS handshake done), so a refused connection, a name that does not resolve, a
+    // connect timeout or a failed handshake certainly did not take effect. A kept-alive socket
+    // is connected already: the request goes out at once.
+    let left = false
+    outgoing.on('socket', (socket) => {
+      if (!socket.connecting && !socket.pending) left = true
+      else socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => (left = true))
+    })
     // one deadline for the whole exchange, connection to last byte; armed only once the request
     // exists, so nothing is left to fire when building it throws
-    const timer = setTimeout(() => finish(fail(`no answer within ${timeoutMs / 1000}s`, true)), timeoutMs)
+    const timer = setTimeout(() => finish(left ? fail(`no answer within ${timeoutMs / 1000}s`, true) : fail(`no connection within ${timeoutMs / 1000}s`, false)), timeoutMs)
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      finish(fail(error.message, !NOT_SENT.has(error.code ?? '')))
+      finish(fail(error.message, left))
     })
     outgoing.end(body, 'utf8')
   })

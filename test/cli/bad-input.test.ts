@@ -205,6 +205,13 @@ function cases(): Case[] {
     // a CRLF inside a quoted cell is one line: the bad row after it is named on its own line
     ['@CRLF_QUOTED', 'line 4: amount: "1.5" is not a whole number of cents'],
   ] as const) all.push([['transfer', 'batch', file, '--channel-mch-no', 'CM'], message])
+  // every file a run will write, checked before anything is sent (issue 33.1)
+  all.push(
+    [['transfer', 'batch', '@DUP_KEYS', '--out', '/nonexistent/dir/x.csv'], '--out: the folder /nonexistent/dir does not exist: nothing was sent'],
+    [['transfer', 'batch', '@DUP_KEYS', '--out', '@DUP_KEYS'], 'is the batch file'],
+    [['transfer', 'batch', '@DUP_KEYS', '--dry-run', '--out', '@DUP_KEYS'], 'is the batch file'],
+    [['transfer', 'batch', '@DUP_KEYS', '--out', '/proc/self/x.csv'], '--out: cannot write in /proc/self'],
+  )
   all.push([['transfer', 'batch', '@BAD_ROWS', '--dry-run', '--channel-mch-no', 'CM'], 'nothing would be sent'], [['transfer', 'batch', '@BAD_ROWS', '--concurrency', '0'], 'Expected an integer greater than or equal to 1'])
   // 6. signing tools and keys
   all.push(

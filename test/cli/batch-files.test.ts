@@ -198,3 +198,65 @@ describe('a write that fails once the run has begun', () => {
     expect(mine.every((t) => t.submissions === 1)).toBe(true)
   }, 120_000)
 })
+
+describe('a request that never left the machine', () => {
+  const rows = (n: number) => operatorFile(`channel,payeeType,payeeAccount,amount\n${Array.from({length: n}, (_, i) => `walletB,user_id,u${i},${100 + i}`).join('\n')}\n`)
+
+  for (const [name, url, why] of [
+    ['refused', 'http://127.0.0.1:9', 'connect ECONNREFUSED 127.0.0.1:9'],
+    ['unresolved', 'http://unipay-test.invalid', 'getaddrinfo'],
+  ] as const) {
+    it(`is "not sent", never "unknown" (${name}): the summary says nothing was sent, and --out and the JSON lines hold every row of the file with its outcome`, async () => {
+      await fakeProfile(c, name, url)
+      const file = rows(100)
+      const out = join(c.dir, `${name}-results.csv`)
+      const run = await c.run(['transfer', 'batch', file, '--profile', name, '--yes', '--out', out])
+      expect(run.code, run.stderr).toBe(4)
+      expect(run.stderr).toContain('sent 0 of 100 rows, 0.00 of 149.50 yuan: 0 success, 0 processing, 0 failed, 0 unknown')
+      expect(run.stderr).toContain('platform unreachable: nothing more was sent (100 rows not sent)')
+      const written = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
+      expect(written.map((r) => Number(r[0]))).toEqual(Array.from({length: 100}, (_, i) => i + 2))
+      expect(written.map((r) => r[4])).toEqual(Array(100).fill('not sent'))
+      expect(written[0][7]).toContain(`not sent: could not reach ${url}: ${why}`)
+      const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as {line: number; outcome: string})
+      expect(lines.map((l) => l.line).sort((a, b) => a - b)).toEqual(Array.from({length: 100}, (_, i) => i + 2))
+      expect(new Set(lines.map((l) => l.outcome))).toEqual(new Set(['not sent']))
+      // nothing to look up: status asks the platform nothing and names every row as never sent
+      const status = await c.run(['transfer', 'batch', 'status', file, '--profile', name])
+      expect(status.code, status.stderr).toBe(5)
+      expect(status.stderr).toContain('100 rows: 0 success, 0 processing, 0 failed, 0 unknown')
+      expect(status.stderr).toContain('100 rows were never sent; finish with: unipay transfer batch')
+    }, 60_000)
+  }
+})
+
+describe('the JSON lines of a run piped with --wait', () => {
+  type Line = {line: number; outcome: string; transferNo?: string}
+  const linesOf = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line)
+  const outcomesIn = (out: string) => readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[4])
+
+  it('give each row once, when its outcome is final: the log ends with the truth the summary tells', async () => {
+    const file = operatorFile(`channel,payeeType,payeeAccount,amount\n${Array.from({length: 20}, (_, i) => `walletB,user_id,2088WAIT${count}x${i},${100 + i}`).join('\n')}\nwalletB,user_id,2088WAIT${count}_fails_later,150\n`)
+    const out = join(c.dir, 'wait-results.csv')
+    const run = await c.run(['transfer', 'batch', file, '--wait', '30s', '--out', out])
+    expect(run.code, run.stderr).toBe(5)
+    expect(run.stderr).toContain('21 rows, 23.40 yuan: 20 success, 0 processing, 1 failed, 0 unknown')
+    const lines = linesOf(run.stdout)
+    expect(lines.map((l) => l.line).sort((a, b) => a - b)).toEqual(Array.from({length: 21}, (_, i) => i + 2))
+    expect(lines.filter((l) => l.outcome === 'success')).toHaveLength(20)
+    expect(lines.find((l) => l.line === 22)).toMatchObject({outcome: 'fail', transferNo: expect.stringMatching(/^TR/)})
+    expect([...lines].sort((a, b) => a.line - b.line).map((l) => l.outcome)).toEqual(outcomesIn(out))
+  }, 60_000)
+
+  it('give a row still processing when the wait ends with that state, once', async () => {
+    const file = operatorFile(`channel,payeeType,payeeAccount,amount\nwalletA,openid,oWAIT${count}a,100\nwalletB,user_id,2088WAITB${count},200\nwalletA,openid,oWAIT${count}b,300\n`)
+    const out = join(c.dir, 'wait-end-results.csv')
+    // walletA waits for its payees, who never confirm here
+    const run = await c.run(['transfer', 'batch', file, '--wait', '1s', '--out', out])
+    expect(run.code, run.stderr).toBe(6)
+    const lines = [...linesOf(run.stdout)].sort((a, b) => a.line - b.line)
+    expect(lines.map((l) => l.line)).toEqual([2, 3, 4])
+    expect([lines[0].outcome, lines[2].outcome]).toEqual(['processing', 'processing'])
+    expect(lines.map((l) => l.outcome)).toEqual(outcomesIn(out))
+  }, 60_000)
+})

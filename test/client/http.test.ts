@@ -1,5 +1,5 @@
 import {createServer} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {createServer as createNetServer, type AddressInfo, type Server as NetServer} from 'node:net'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {endpointUrl, httpRequest, MAX_ANSWER_BYTES, postJson} from '../../src/client/http.js'
 import {TransportError, UsageError} from '../../src/errors.js'
@@ -115,6 +115,48 @@ describe('httpRequest', () => {
     const error = await transportError(postJson(url, '{}', {}))
     expect(error.message).toContain('ECONNREFUSED')
     expect(error.outcomeUnknown).toBe(false)
+  })
+
+  it('says a request was never sent when the name does not resolve, the TLS handshake fails, or no connection is made in time', async () => {
+    // RFC 2606: .invalid never resolves
+    const unresolved = await transportError(postJson('http://unipay-test.invalid/unipay/transfer', '{}', {}))
+    expect(unresolved.message).toMatch(/could not reach http:\/\/unipay-test\.invalid: getaddrinfo (ENOTFOUND|EAI_AGAIN)/)
+    expect(unresolved.outcomeUnknown).toBe(false)
+
+    // a server that answers the TLS hello with bytes that are not TLS
+    const garbage = createNetServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'))
+    const silent = createNetServer(() => {}) // takes the connection, never says a word
+    const connected: Promise<void> = new Promise((resolve) => silent.once('connection', () => resolve()))
+    for (const server of [garbage, silent]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+    const url = (server: NetServer) => `https://127.0.0.1:${(server.address() as AddressInfo).port}/unipay/transfer`
+    try {
+      const handshake = await transportError(postJson(url(garbage), '{}', {}))
+      expect(handshake.outcomeUnknown).toBe(false)
+
+      vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
+      const answer = postJson(url(silent), '{}', {timeoutMs: 300})
+      answer.catch(() => {})
+      // the TCP connection is made (an I/O event: the faked timers do not hold it); the handshake never ends
+      await connected
+      await vi.advanceTimersByTimeAsync(300)
+      const timeout = await transportError(answer)
+      expect(timeout.message).toBe(`could not reach ${new URL(url(silent)).origin}: no connection within 0.3s`)
+      expect(timeout.outcomeUnknown).toBe(false)
+    } finally {
+      vi.useRealTimers()
+      garbage.close()
+      silent.close()
+    }
+  })
+
+  it('says the outcome is unknown once the request went out, whatever happens after', async () => {
+    const {server, url} = await serve((req) => req.socket.destroy())
+    try {
+      const error = await transportError(postJson(`${url}/unipay/transfer`, '{}', {}))
+      expect(error.outcomeUnknown).toBe(true)
+    } finally {
+      server.close()
+    }
   })
 
   it('sends the Host header and its own headers as Node does, credentials in the address included', async () => {

@@ -8,13 +8,15 @@ import {counted} from '../../protocol/plural.js'
 import {writeCsv} from '../files/csv-writer.js'
 import {checkReadable, isJsonLines, readHeader, readRows, separatorProblem, unknownColumn as unknownFileColumn, type Header, type RowProblem} from '../files/reader.js'
 import {checkRunFiles} from './journal.js'
-import {PLAN_COLUMNS} from './results.js'
 
 export type {RowProblem}
 
 const COLUMNS = ['channel', 'channelMchNo', 'bizTransferNo', 'amount', 'yuan', 'title', 'reason', 'payeeType', 'payeeAccount', 'payeeName', 'attach', 'notifyUrl', 'transferScene', 'reportInfos']
 /** Fields every row needs, from a column or a flag default (amount may come as yuan). */
 const REQUIRED_COLUMNS = ['channel', 'channelMchNo', 'payeeType', 'payeeAccount', 'amount']
+
+/** The columns of the --dry-run plan CSV. */
+export const PLAN_COLUMNS = ['line', 'bizTransferNo', 'channel', 'amount', 'payee']
 
 export interface Plan {
   rows: number

@@ -8,19 +8,20 @@ import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
 import {sleep} from '../files/walk.js'
 import {applyResult, checkRunFiles, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
-import {writeResults} from './results.js'
+import {writeResults, type BatchSource} from './results.js'
 import {lookUp, sameRow} from './settle.js'
 
 /**
  * Re-queries rows until none is processing or the deadline passes, with backoff between rounds
  * (1 s doubling to 30 s). Changed rows are journalled. One round when the deadline is now.
- * `onWait` hears how many rows are processing: first, then whenever that number goes down.
+ * `onWait` hears how many rows are processing: first, then whenever that number goes down;
+ * `onSettled` hears each row that changed.
  */
 export async function followPending(
   client: ClientConfig,
   state: JournalState,
   log: BatchLog,
-  options: {deadline: number; concurrency: number; signal?: AbortSignal; onWait?: (processing: number) => void},
+  options: {deadline: number; concurrency: number; signal?: AbortSignal; onWait?: (processing: number) => void; onSettled?: (result: RowResult) => void},
 ): Promise<void> {
   let delay = 1000
   let told: number | undefined
@@ -36,6 +37,7 @@ export async function followPending(
         const result: RowResult = {...row, ...sameRow(found, row), ...(found.outcome === 'fail' && !found.message ? {message: 'failed after it was accepted'} : {})}
         log.write({type: 'result', ...result})
         applyResult(state, result)
+        options.onSettled?.(result)
       }
     }
     await Promise.all(Array.from({length: Math.min(options.concurrency, rows.length)}, worker))
@@ -78,16 +80,21 @@ export async function batchStatus(options: StatusOptions): Promise<Status> {
 
 async function settle(options: StatusOptions, journal: string, byJournal: boolean): Promise<Status> {
   const state = await readJournal(journal)
-  if (!byJournal && state.start && existsSync(options.file)) {
+  const file = byJournal ? journal.slice(0, -'.journal'.length) : options.file
+  const {start} = state
+  // the batch file, when it is the one the journal speaks of: it names the rows never sent
+  let source: BatchSource | undefined
+  if (start && existsSync(file)) {
+    const sha256 = await fileSha256(file)
+    if (sha256 === start.fileSha256) source = start.defaults ? {file, defaults: start.defaults, fileSha256: sha256, runId: start.runId} : undefined
     // the rows of an edited file are not the rows the journal speaks of
-    const sha256 = await fileSha256(options.file)
-    if (sha256 !== state.start.fileSha256) {
-      throw new UsageError(`${options.file} changed since the run ${journal} records (sha256 ${state.start.fileSha256.slice(0, 12)}, now ${sha256.slice(0, 12)}): restore it, or give the journal itself to see that run`)
+    else if (!byJournal) {
+      throw new UsageError(`${options.file} changed since the run ${journal} records (sha256 ${start.fileSha256.slice(0, 12)}, now ${sha256.slice(0, 12)}): restore it, or give the journal itself to see that run`)
     }
   }
-  checkSamePlatform(state.start, options.client, journal, 'the batch')
-  const outFile = options.outFile ?? state.start?.outFile
-  checkRunFiles(byJournal ? journal.slice(0, -'.journal'.length) : options.file, outFile, {journal})
+  checkSamePlatform(start, options.client, journal, 'the batch')
+  const outFile = options.outFile ?? start?.outFile
+  checkRunFiles(file, outFile, {journal})
   const log = openJournal(journal)
   try {
     // rows sent with no known outcome: found now, they get one; not found, they were never created
@@ -105,7 +112,7 @@ async function settle(options: StatusOptions, journal: string, byJournal: boolea
   }
   const unknownRows = [...state.unresolved].map(([index, e]): RowResult => ({index, line: e.line ?? 0, bizTransferNo: e.bizTransferNo, channel: e.channel ?? '', amount: e.amount ?? 0, outcome: 'unknown', message: 'sent, outcome unknown: not found on the platform (or it could not be reached)'}))
   const tally = tallyOf(state, journal, unknownRows, outFile)
-  if (outFile) tally.unwritten = await writeResults(journal, tally.rows, unknownRows, outFile)
+  if (outFile) tally.unwritten = await writeResults(journal, tally.rows, unknownRows, outFile, source)
   // rows an interrupted or stopped run never reached: only --resume sends them
   const notSent = Math.max(0, (state.start?.rows ?? 0) - state.done - state.unresolved.size)
   return {...tally, notSent, ...(state.start?.flags ? {runFlags: state.start.flags} : {})}

@@ -14,8 +14,8 @@
 // prior runs), settle.ts (one row: create, look up), sending.ts (the run), following.ts (--wait
 // and `status`), results.ts (exit code, result CSV, columns). What is not about transfers (the
 // file reader, the CSV writer, the bounded walk over rows, the journal's lock) is in ../files/.
-export {derivedBizTransferNo, planBatch, plannedRows, type Plan, type PlannedRow, type RowProblem} from './file.js'
+export {derivedBizTransferNo, PLAN_COLUMNS, planBatch, plannedRows, type Plan, type PlannedRow, type RowProblem} from './file.js'
 export type {Tally} from './journal.js'
 export {runBatch, type Summary} from './sending.js'
 export {batchStatus, type Status} from './following.js'
-export {batchExitCode, PLAN_COLUMNS, RESULT_COLUMNS} from './results.js'
+export {batchExitCode, RESULT_COLUMNS} from './results.js'

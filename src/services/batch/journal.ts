@@ -1,6 +1,6 @@
 // The journal beside the batch file (FILE.journal), one JSON line per entry: "start" once, then
-// "sending" before each call and "result" after it, so a run killed at any moment knows which
-// rows may have landed. Read back, it gives where every row stands, and what an earlier run of
+// "sending" before each call and "result" after it (or "unsent": its request never left), so a
+// run killed at any moment knows which rows may have landed. Read back, it gives where every row stands, and what an earlier run of
 // the file left: refused, resumed, or archived for a new file.
 import {createReadStream, existsSync, readdirSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
@@ -29,6 +29,12 @@ export interface RowResult {
   message?: string
 }
 
+/** A row this run did not send: it stopped first, or the row's request never left the machine (a refused connection). */
+export type UnsentRow = Omit<RowResult, 'outcome'> & {outcome: 'not sent'}
+
+/** What a run says of each of its rows. */
+export type RowReport = RowResult | UnsentRow
+
 /** Where the rows of a batch stand, from its journal and this run. */
 export interface Tally {
   rows: number
@@ -45,13 +51,14 @@ export interface Tally {
 
 /**
  * `runId`: a run that pays a finished file again (its rows' numbers derive from it); `flags`:
- * the run's own flags, for the command that finishes it (`status` names it).
+ * the run's own flags, for the command that finishes it (`status` names it); `defaults`: the
+ * values rows without a column take, so that `status` can name rows never sent.
  */
-type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string; runId?: string; flags?: string[]}
+type StartEntry = {type: 'start'; fileSha256: string; rows: number; mchNo?: string; baseUrl: string; outFile?: string; at: string; runId?: string; flags?: string[]; defaults?: Record<string, unknown>}
 type SendingEntry = {type: 'sending'; index: number; line?: number; bizTransferNo: string; channel?: string; amount?: number}
 /** Whether the result CSV was written from this journal: a lost one is written again by `status`, never paid again. */
 type ResultsEntry = {type: 'results'; file: string; written: boolean; at: string}
-export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult) | ResultsEntry
+export type JournalEntry = StartEntry | SendingEntry | ({type: 'result'} & RowResult) | ({type: 'unsent'} & UnsentRow) | ResultsEntry
 
 /**
  * A journal's state. A row's results run processing -> final (a later line wins); memory grows
@@ -119,6 +126,9 @@ export async function readJournal(journal: string, keep = true): Promise<Journal
     } else if (entry.type === 'result') {
       const {type: _, ...result} = entry
       applyResult(state, result)
+    } else if (entry.type === 'unsent') {
+      // its request never left: nothing to look up, and --resume sends it
+      if (!state.finished.has(entry.index)) state.unresolved.delete(entry.index)
     } else if (entry.type === 'results') state.resultsLost = entry.written ? undefined : entry.file
   }
   return state
@@ -244,7 +254,7 @@ function alreadyPaid(file: string, journal: string, state: JournalState): UsageE
 }
 
 /** Why a run cannot start, with the facts a command turns into the command line that goes on. */
-export function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run', message: string, details: Record<string, unknown>): UsageError {
+function refusal(reason: 'unfinished' | 'other-unfinished' | 'already-run', message: string, details: Record<string, unknown>): UsageError {
   const error = new UsageError(message)
   error.details = {reason, ...details}
   return error

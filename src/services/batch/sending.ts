@@ -12,7 +12,7 @@ import {checkReadable, readRows, type FileRow} from '../files/reader.js'
 import {Health, walkRows, type StopReason} from '../files/walk.js'
 import {derivedBizTransferNo, rowFields, validateBatch, type Plan, type RowProblem} from './file.js'
 import {followPending} from './following.js'
-import {applyResult, checkRunFiles, openJournal, priorRun, tallyOf, type PriorRun, type RowResult, type Tally} from './journal.js'
+import {applyResult, checkRunFiles, openJournal, priorRun, tallyOf, type PriorRun, type RowReport, type RowResult, type Tally, type UnsentRow} from './journal.js'
 import {writeResults} from './results.js'
 import {settleRow} from './settle.js'
 
@@ -56,7 +56,13 @@ interface RunOptions {
   /** Something the user should know that is no problem (a lock taken over from a process that is gone). */
   onNotice?: (message: string) => void
   onStart?: (plan: Plan, previouslyDone: number, state: 'fresh' | 'resume' | 'done') => void
-  onRow?: (result: RowResult) => void
+  /**
+   * Each row of this run, once: as it is settled or not sent; with --wait, a row left processing
+   * once it is final, or with its state when the wait ends.
+   */
+  onRow?: (result: RowReport) => void
+  /** A row of this run has its outcome from the sending (processing included): for a progress bar. */
+  onSent?: () => void
   onWait?: (processing: number) => void
 }
 
@@ -103,7 +109,7 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   const runId = fresh ? (options.again ? randomBytes(8).toString('hex') : undefined) : previous.start?.runId
   const state = previous
   if (fresh) {
-    state.start = {type: 'start', fileSha256: plan.fileSha256, rows: plan.rows, mchNo: client.mchNo, baseUrl: client.baseUrl, outFile: options.outFile, at: new Date().toISOString(), runId, flags: options.flags}
+    state.start = {type: 'start', fileSha256: plan.fileSha256, rows: plan.rows, mchNo: client.mchNo, baseUrl: client.baseUrl, outFile: options.outFile, at: new Date().toISOString(), runId, flags: options.flags, defaults: options.defaults}
     log.write(state.start)
   }
   const previouslyDone = previous.done
@@ -112,15 +118,40 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
   const inFlight = new Map<number, Omit<RowResult, 'outcome'>>()
   const health = new Health(options.signal)
 
-  const sendRow = async (row: FileRow) => {
+  /** A row's number, payee and amount as this run sends it. */
+  const rowBase = (row: FileRow) => {
     const {fields} = rowFields(row.record, options.defaults)
     fields.bizTransferNo ??= derivedBizTransferNo(plan.fileSha256, row.index, runId)
-    const base = {index: row.index, line: row.line, bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel), amount: Number(fields.amount)}
+    return {fields, base: {index: row.index, line: row.line, bizTransferNo: String(fields.bizTransferNo), channel: String(fields.channel), amount: Number(fields.amount)}}
+  }
+  let notSent = 0
+  const unsent = (row: UnsentRow) => {
+    notSent++
+    options.onSent?.()
+    options.onRow?.(row)
+  }
+  /** Rows of this run left processing, whose line waits for the end of --wait. */
+  const followed = new Set<number>()
+  const report = (result: RowResult) => {
+    options.onSent?.()
+    if (result.outcome === 'processing' && options.waitMs) followed.add(result.index)
+    else options.onRow?.(result)
+  }
+
+  const sendRow = async (row: FileRow) => {
+    const {fields, base} = rowBase(row)
     const mayHaveLanded = state.unresolved.has(row.index)
     if (!mayHaveLanded) log.write({type: 'sending', ...base})
     inFlight.set(row.index, base)
-    const result: RowResult = {...base, ...(await settleRow(client, fields, mayHaveLanded, health))}
+    const settled = await settleRow(client, fields, mayHaveLanded, health)
     inFlight.delete(row.index)
+    if (settled.outcome === 'not sent') {
+      // its "sending" line is answered: nothing to look up, --resume sends it
+      const report: UnsentRow = {...base, ...settled}
+      log.later({type: 'unsent', ...report})
+      return unsent(report)
+    }
+    const result: RowResult = {...base, ...settled}
     if (result.outcome === 'unknown') unknownRows.push(result)
     else {
       // a lost success or processing line is looked up on --resume; a failure (perhaps a row
@@ -129,10 +160,9 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
       else log.later({type: 'result', ...result})
       applyResult(state, result)
     }
-    options.onRow?.(result)
+    report(result)
   }
 
-  let notSent = 0
   /** The rows this run has to send: those with no result yet. */
   async function* toSend() {
     for await (const batch of readRows(file)) yield batch.filter((item): item is FileRow => 'record' in item && !state.finished.has(item.index))
@@ -142,8 +172,9 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
       concurrency: options.concurrency,
       health,
       work: sendRow,
+      // reached once the run had to stop: not sent (rows an earlier run sent stay unknown, below)
       skipped: (row) => {
-        if (!state.unresolved.has(row.index)) notSent++
+        if (!state.unresolved.has(row.index)) unsent({...rowBase(row).base, outcome: 'not sent', message: `not sent: the run stopped (${health.stopped === 'interrupted' ? 'interrupted' : 'the platform could not be reached'}) before this row`})
       },
       drainMs: DRAIN_MS,
     })
@@ -158,11 +189,21 @@ async function sendBatch(options: RunOptions, plan: Plan, client: ClientConfig, 
         unknownRows.push({index, line: entry.line ?? 0, bizTransferNo: entry.bizTransferNo, channel: entry.channel ?? '', amount: entry.amount ?? 0, outcome: 'unknown', message: 'sent by an earlier run, outcome unknown: not looked up by this one'})
       }
     }
-    if (!health.stopped && options.waitMs) await followPending(client, state, log, {deadline: Date.now() + options.waitMs, concurrency: options.concurrency, signal: options.signal, onWait: options.onWait})
+    if (!health.stopped && options.waitMs) {
+      const onSettled = (result: RowResult) => {
+        if (followed.delete(result.index)) options.onRow?.(result)
+      }
+      await followPending(client, state, log, {deadline: Date.now() + options.waitMs, concurrency: options.concurrency, signal: options.signal, onWait: options.onWait, onSettled})
+    }
+    // rows still processing when the wait ends (or the run stopped first): their state now
+    for (const index of followed) {
+      const row = state.pending.get(index)
+      if (row) options.onRow?.(row)
+    }
   } finally {
     log.close()
   }
   const tally = tallyOf(state, journal, unknownRows, options.outFile)
-  const unwritten = options.outFile ? await writeResults(journal, tally.rows, unknownRows, options.outFile) : undefined
+  const unwritten = options.outFile ? await writeResults(journal, tally.rows, unknownRows, options.outFile, {file, defaults: options.defaults, fileSha256: plan.fileSha256, runId}) : undefined
   return {...plan, ...tally, previouslyDone, stopped: health.stopped, notSent, archived, ...(runId ? {runId} : {}), ...(unwritten ? {unwritten} : {})}
 }

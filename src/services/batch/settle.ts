@@ -9,13 +9,14 @@ import type {Outcome, RowResult} from './journal.js'
 
 const SEND_ATTEMPTS = 3
 
+/** What the platform says of a row. */
 type Settled = Omit<RowResult, 'index' | 'line' | 'bizTransferNo' | 'channel' | 'amount'>
 
 /**
  * One row's outcome: create; when the outcome is unknown, query before any resend. `mayHaveLanded`:
  * this journal records the row as sent before, with no outcome.
  */
-export async function settleRow(client: ClientConfig, fields: Record<string, unknown>, mayHaveLanded: boolean, health: Health): Promise<Settled> {
+export async function settleRow(client: ClientConfig, fields: Record<string, unknown>, mayHaveLanded: boolean, health: Health): Promise<Settled | {outcome: 'not sent'; message: string}> {
   let checkFirst = mayHaveLanded
   // whether a send of this run (or of the run this journal records) may have created the row
   let sentBefore = mayHaveLanded
@@ -53,7 +54,7 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
         }
         // it exists but cannot be read now: unknown, for --resume to settle
         lastError = `already submitted, but it could not be looked up: ${error.platformMessage}`
-        checkFirst = true
+        checkFirst = sentBefore = true
         await pause(attempt)
         continue
       }
@@ -82,6 +83,8 @@ export async function settleRow(client: ClientConfig, fields: Record<string, unk
       await pause(attempt)
     }
   }
+  // no attempt's request left the machine (a refused connection, a name that did not resolve)
+  if (!sentBefore) return {outcome: 'not sent', message: `not sent: ${lastError}`}
   return {outcome: 'unknown', message: `outcome unknown: ${lastError}`}
 }
 

@@ -14,7 +14,7 @@ const FORMULA_START = /^[=+\-@\t\r]/
  * A text cell a spreadsheet would run as a formula, made inert with a leading `'` (as OWASP
  * recommends for CSV injection). Numbers the tool writes as numbers are never text cells.
  */
-export const neutralised = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text)
+const neutralised = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text)
 
 /**
  * Streams rows into a CSV file under a header of `columns`, with backpressure: text cells
