@@ -13,8 +13,10 @@ export const SLOW_FILES = [
   'test/cli/batch-large.test.ts',
   'test/cli/clone.test.ts',
   'test/cli/docs.test.ts',
+  'test/cli/finance-guide.test.ts',
   'test/cli/manifest.test.ts',
   'test/cli/package.test.ts',
+  'test/cli/reconcile-kill.test.ts',
   'test/cli/screens.test.ts',
   'test/cli/startup.test.ts',
 ]

@@ -6,10 +6,10 @@
 // beside the ratios for reference only: this script never passes or fails on them. It exits
 // non-zero only when the harness itself breaks (a CLI run fails, the sandbox does not start).
 //
-// Usage: node scripts/bench.mjs [--json] [--only=startup,signing,sandbox,batch,hostile]
+// Usage: node scripts/bench.mjs [--json] [--only=startup,signing,sandbox,batch,hostile,reconcile]
 //   Start-up also runs on Node 24 when `.ci/run` has installed it (`bash .ci/node 24`).
 //   --json adds a one-line JSON summary at the end; --only runs the named parts (batch needs
-//   sandbox for its ratio, and runs it too).
+//   sandbox for its ratio, and runs it too; reconcile measures its own reference).
 
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {createPrivateKey, createPublicKey, createSign, generateKeyPairSync, randomBytes} from 'node:crypto'
@@ -22,7 +22,7 @@ import {fileURLToPath} from 'node:url'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(ROOT, 'bin', 'run.js')
 const JSON_SUMMARY = process.argv.includes('--json')
-const PARTS = ['startup', 'signing', 'sandbox', 'batch', 'hostile']
+const PARTS = ['startup', 'signing', 'sandbox', 'batch', 'hostile', 'reconcile']
 const onlyArg = process.argv.find((arg) => arg.startsWith('--only='))
 const only = onlyArg ? onlyArg.slice('--only='.length).split(',') : PARTS
 for (const part of only) if (!PARTS.includes(part)) throw new Error(`--only: ${part} is not one of ${PARTS.join(', ')}`)
@@ -710,6 +710,75 @@ async function timedPing(runtime) {
   return now() - started
 }
 
+// 5. Reconcile: a ledger compared with the running sandbox, as a ratio to the reference client's
+// signed query rate in the same run; the memory of checking a ledger, flat in its length; and
+// what the other direction keeps: the ledger's numbers, 8 bytes of hash each.
+
+/** The product doc's reconcile targets: a ratio to the reference's signed queries, memory flat as the batch's. */
+const RECONCILE_TARGET = {toReference: 0.65, memory1mTo10k: 1.5}
+const RECONCILE_ROWS = 10_000
+
+/** A ledger of `rows` payments `RC{i}`, 100 cents each, open (progress): what the sandbox holds once they are created. */
+function ledgerCsv(rows, tag) {
+  const file = join(tmp, `${tag}.csv`)
+  const lines = ['bizOrderNo,amount,status']
+  for (let i = 0; i < rows; i++) lines.push(`RC${tag}${i},100,progress`)
+  writeFileSync(file, lines.join('\n') + '\n')
+  return file
+}
+
+async function benchReconcile(runtime, privateKey) {
+  const {signStringAsync} = await import(new URL('../dist/protocol/signature.js', import.meta.url))
+  const {canonicalString} = await import(new URL('../dist/protocol/canonical.js', import.meta.url))
+  const {NumberSet} = await import(new URL('../dist/services/reconcile/number-set.js', import.meta.url))
+  const pool = new http.Agent({keepAlive: true, maxSockets: HTTP_CONCURRENCY})
+  const signedBody = async (fields) => {
+    const body = {mchNo: runtime.merchant.mchNo, appId: runtime.merchant.appId, reqId: `RQ-${process.pid}-${randomBytes(8).toString('hex')}`, nonceStr: randomBytes(16).toString('hex'), reqTime: gmt8(), ...fields}
+    body.sign = await signStringAsync(canonicalString(body), privateKey)
+    return body
+  }
+  // the ledger's orders, created before the clock starts
+  const file = ledgerCsv(RECONCILE_ROWS, 'r10k')
+  let next = 0
+  await Promise.all(
+    Array.from({length: HTTP_CONCURRENCY}, async () => {
+      while (next < RECONCILE_ROWS) {
+        const i = next++
+        const {text} = await request(`${runtime.url}/unipay/pay`, 'POST', await signedBody({bizOrderNo: `RCr10k${i}`, title: 'Bench', amount: 100, method: 'walletA_qr'}), pool)
+        if (JSON.parse(text).code !== 0) throw new Error(`creating the ledger's orders: ${text.slice(0, 300)}`)
+      }
+    }),
+  )
+  // the reference: the client signing a query each, answered by the reference server
+  const reference = await startReferenceServer(privateKey)
+  let referenceResult
+  try {
+    referenceResult = (await loads({query: async () => request(`${reference.url}/unipay/query/pay-order`, 'POST', await signedBody({bizOrderNo: 'RCr10k1'}), pool)}, HTTP_SECONDS, 3, HTTP_CONCURRENCY)).query
+  } finally {
+    reference.stop()
+    pool.destroy()
+  }
+  if (referenceResult.errors || Object.keys(referenceResult.codes).length) throw new Error(`the reference server failed some queries: ${referenceResult.firstFailure}`)
+  console.log(`Reconcile: \`reconcile\` of a ${fmtInt(RECONCILE_ROWS)}-row ledger against the running sandbox (rows/s include checking the ledger and start-up)`)
+  console.log(`  the reference: ${fmtInt(referenceResult.okPerSecond)} queries/s, the reference server with the client signing each query (concurrency ${HTTP_CONCURRENCY})`)
+  const run = await measuredRun(['reconcile', file, '--concurrency', String(HTTP_CONCURRENCY)])
+  const perSecond = RECONCILE_ROWS / (run.ms / 1000)
+  const ratio = perSecond / referenceResult.okPerSecond
+  console.log(`  concurrency ${HTTP_CONCURRENCY}, ${fmtInt(RECONCILE_ROWS)} rows   ${lpad(fmtInt(perSecond), 6)} rows/s   ${pad(`${ratio.toFixed(2)}x the reference`, 20)}   ${lpad(run.peakMb.toFixed(0), 4)} MB peak   ${verdict('reconcile: at concurrency 16 / the reference (client signing each query)', ratio, RECONCILE_TARGET.toReference, false)}`)
+  console.log('Reconcile, checking the ledger (--dry-run): peak memory by ledger size')
+  const small = await measuredRun(['reconcile', ledgerCsv(10_000, 'v10k'), '--dry-run'])
+  const large = await measuredRun(['reconcile', ledgerCsv(1_000_000, 'v1m'), '--dry-run'])
+  const memory = large.peakMb / small.peakMb
+  console.log(`  10,000 rows        ${lpad(small.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(10_000 / (small.ms / 1000)), 7)} rows/s   baseline`)
+  console.log(`  1,000,000 rows     ${lpad(large.peakMb.toFixed(0), 5)} MB peak   ${lpad(fmtInt(1_000_000 / (large.ms / 1000)), 7)} rows/s   ${memory.toFixed(2)}x the memory of 10,000 rows   ${verdict('reconcile: peak memory checking a ledger, 1,000,000 rows / 10,000 rows', memory, RECONCILE_TARGET.memory1mTo10k, true)}`)
+  // the other direction keeps every number the ledger holds, refunds among them: a million of them
+  const numbers = new NumberSet()
+  for (let i = 0; i < 1_000_000; i++) numbers.add(`r\u0000P2026112400${i}\u0000RF20261124${String(i).padStart(10, '0')}`)
+  const setMb = numbers.bytes / 1024 / 1024
+  console.log(`  a million refund numbers in memory (the other direction): ${setMb.toFixed(1)} MB (8 bytes of hash each, the table at most 80% full)`)
+  return {rowsPerSecond: Math.round(perSecond), referenceQueriesPerSecond: Math.round(referenceResult.okPerSecond), ratioToReference: Number(ratio.toFixed(2)), peakMb10k: Math.round(run.peakMb), validation: {peakMb10k: small.peakMb, peakMb1m: large.peakMb, ratio: memory}, millionNumbersMb: Number(setMb.toFixed(1)), targets: RECONCILE_TARGET}
+}
+
 /** The q-quantile (0..1) of a list of latencies, nearest rank. */
 function percentile(values, q) {
   const sorted = [...values].sort((a, b) => a - b)
@@ -735,6 +804,7 @@ async function main() {
   const sandbox = runs('sandbox') ? (console.log(''), await benchSandbox(runtime, privateKey, signing.perSecond.nodeCrypto)) : undefined
   const batch = runs('batch') ? (console.log(''), await benchBatch(sandbox, signing.perSecond.nodeCrypto)) : undefined
   const hostile = runs('hostile') ? (console.log(''), await benchHostile(runtime)) : undefined
+  const reconcile = runs('reconcile') ? (console.log(''), await benchReconcile(runtime, privateKey)) : undefined
 
   if (verdicts.length > 0) {
     console.log('')
@@ -745,7 +815,7 @@ async function main() {
     if (sandbox) console.log(`  ${pad(`sandbox: pay create p99 at concurrency ${TAIL_CONCURRENCY} (reported, no target)`, 72)}${lpad(sandbox.concurrency64.p99Ms.toFixed(1), 6)} ms (the reference: ${sandbox.concurrency64.referenceP99Ms.toFixed(1)} ms)`)
   }
   if (JSON_SUMMARY) {
-    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, batch, hostile, targets: TARGET, verdicts}))
+    console.log(JSON.stringify({node: process.version, cpus: os.cpus().length, startup, signing, sandbox, batch, hostile, reconcile, targets: TARGET, verdicts}))
   }
 }
 

@@ -120,6 +120,11 @@ export abstract class BaseCommand extends Command {
     this.io.err(message)
   }
 
+  /** The warnings of this run so far, for a --json document a command writes itself. */
+  protected get warnings(): string[] {
+    return [...this.warned]
+  }
+
   /** A warning: on stderr, and in the --json document's `warnings`, so a script sees it too. Each once. */
   protected warning(message: string): string {
     if (this.warned.has(message)) return message

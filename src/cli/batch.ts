@@ -169,13 +169,15 @@ interface Progress {
   increment(): void
   /** Writes a message above the bar; false when no bar is showing. */
   log(text: string): boolean
+  /** Clears the bar's line (redrawn at its next update), for a line of stdout on the same terminal. */
+  clear(): void
   stop(): void
 }
 
-/** A progress bar on stderr; messages written while it shows go above it, not over it. */
-export async function progressBar(stream: NodeJS.WriteStream): Promise<Progress> {
+/** A progress bar on stderr, counting `what` (transfers); messages written while it shows go above it, not over it. */
+export async function progressBar(stream: NodeJS.WriteStream, what = 'transfers'): Promise<Progress> {
   const {MultiBar, Presets} = await import('cli-progress')
-  const bars = new MultiBar({format: 'transfers [{bar}] {value}/{total} {percentage}% · {eta_formatted} left', stream, hideCursor: true}, Presets.shades_classic)
+  const bars = new MultiBar({format: `${what} [{bar}] {value}/{total} {percentage}% · {eta_formatted} left`, stream, hideCursor: true}, Presets.shades_classic)
   let bar: SingleBar | undefined
   return {
     start(total, value) {
@@ -191,6 +193,9 @@ export async function progressBar(stream: NodeJS.WriteStream): Promise<Progress>
       bars.log(shown.endsWith('\n') ? shown : `${shown}\n`)
       bars.update()
       return true
+    },
+    clear() {
+      if (bar) stream.write('\r\u001b[2K')
     },
     stop() {
       if (bar) bars.stop()

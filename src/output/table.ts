@@ -219,6 +219,17 @@ const NO_TIME = new Set(['', '-'])
 /** How far a column written under its row is indented, so that it reads as part of the row above. */
 const BELOW_INDENT = 4
 
+/**
+ * One row of a table printed as its rows come (a stream cannot be measured first): each cell in
+ * its column's fixed width, wrapped at spaces, a word longer than its column broken over lines
+ * (a number stays whole to copy). The last column's width is what the terminal leaves.
+ */
+export function fixedRow(cells: string[], widths: number[]): string {
+  const parts = cells.map((cell, i) => wrapWords(clean(cell), Math.max(1, widths[i])))
+  const height = Math.max(...parts.map((part) => part.length))
+  return Array.from({length: height}, (_, at) => parts.map((part, k) => pad(part[at] ?? '', widths[k])).join(' '.repeat(GAP)).trimEnd()).join('\n')
+}
+
 function pickColumns(headers: string[], wanted: string[]): number[] {
   const unknown = wanted.filter((name) => !headers.includes(name))
   if (unknown.length) throw new UsageError(`unknown column ${unknown.map((n) => `"${n}"`).join(', ')}; columns: ${headers.join(', ')}`)

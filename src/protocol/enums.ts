@@ -1,8 +1,21 @@
 // Enumerations of the spec, with brand-neutral wallet names.
-export type PayStatus = 'wait' | 'progress' | 'success' | 'close' | 'cancel' | 'fail' | 'timeout'
+/** PayStatusEnum. */
+export const PAY_STATUS = ['wait', 'progress', 'success', 'close', 'cancel', 'fail', 'timeout'] as const
+export type PayStatus = (typeof PAY_STATUS)[number]
 
 /** RefundOrderStatusEnum. */
 export const REFUND_STATUS = ['progress', 'success', 'fail', 'close'] as const
+/** PayFundStatusEnum (a transfer's status). */
+export const FUND_STATUS = ['init', 'processing', 'success', 'fail', 'close', 'cancel'] as const
+
+/**
+ * The fund-status words a real deployment may send for a pay order (protocol-notes section 4):
+ * `init` is `wait`, `processing` is `progress`.
+ */
+const FUND_WORD_EQUIVALENT: Record<string, string> = {init: 'wait', processing: 'progress'}
+
+/** Whether two status words say the same, with the equivalences of protocol-notes section 4. */
+export const sameStatus = (a: string, b: string): boolean => (FUND_WORD_EQUIVALENT[a] ?? a) === (FUND_WORD_EQUIVALENT[b] ?? b)
 export type PayBodyType = 'link' | 'jsapi' | 'from' | 'identifier' | 'qr_code' | 'json'
 
 export const PAY_METHODS = [

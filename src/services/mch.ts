@@ -4,7 +4,8 @@ import {constants, createPublicKey, publicEncrypt} from 'node:crypto'
 import {managementCall, SessionError, type ManagementConfig} from '../client/management.js'
 import {PlatformError, TransportError, UsageError} from '../errors.js'
 import {describeValues, matchValue, REFUND_STATUS} from '../protocol/enums.js'
-import type {JsonObject, JsonValue} from '../protocol/json.js'
+import type {RefundRecord} from '../protocol/answers.js'
+import {toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 import {parseGmt8} from '../protocol/time.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {storeToken} from './profiles.js'
@@ -105,13 +106,37 @@ export async function listRefunds(
 /** Every page from the first, until the last one or `limit` records; the paging numbers of the last page read. */
 export async function allRefunds(config: ManagementConfig, filters: RefundFilters, options: {size: number; limit?: number}): Promise<RefundPage> {
   const records: JsonObject[] = []
-  for (let current = 1; ; current++) {
-    const page = await refundPage(config, filters, current, options.size)
+  let last: RefundPage | undefined
+  for await (const page of refundPages(config, filters, options.size)) {
+    last = page
     records.push(...page.records)
     if (options.limit !== undefined && records.length >= options.limit) return {...page, records: records.slice(0, options.limit)}
-    // a short page is the last, by the size the platform answered with (it may cap the one asked for)
-    if (page.records.length < (page.size > 0 ? page.size : options.size) || records.length >= page.total) return {...page, records}
   }
+  return {...last!, records}
+}
+
+/** Every page from the first to the last, one at a time (a window of a million refunds is never held whole). */
+export async function* refundPages(config: ManagementConfig, filters: RefundFilters, size: number): AsyncGenerator<RefundPage> {
+  let seen = 0
+  for (let current = 1; ; current++) {
+    const page = await refundPage(config, filters, current, size)
+    seen += page.records.length
+    yield page
+    // a short page is the last, by the size the platform answered with (it may cap the one asked for)
+    if (page.records.length < (page.size > 0 ? page.size : size) || seen >= page.total) return
+  }
+}
+
+/**
+ * The refunds whose `field` is `value` exactly, of every page: the page's filters match a part
+ * of the number (`P1` finds `P10` too), so only exact matches are kept. `also`: more filters.
+ */
+export async function exactRefunds(config: ManagementConfig, wanted: Partial<Record<'bizOrderNo' | 'bizRefundNo' | 'status', string>>): Promise<RefundRecord[]> {
+  const exact: RefundRecord[] = []
+  for await (const page of refundPages(config, wanted, 100)) {
+    for (const record of page.records) if (Object.entries(wanted).every(([name, value]) => text(record[name]) === value)) exact.push(toPlain(record) as RefundRecord)
+  }
+  return exact
 }
 
 async function refundById(config: ManagementConfig, id: string): Promise<JsonObject> {

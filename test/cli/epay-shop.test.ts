@@ -4,9 +4,8 @@
 // `sandbox logs`, V1's code 1 / -1 through `epay v1`, refundmoney in `epay v2 query`'s table,
 // orderId in `epay v2 create --json`, and `epay v2` and `sandbox trigger epay.v2` after
 // `sandbox clock advance 2h`.
-import {spawn} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
-import {chmodSync, copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
@@ -14,9 +13,9 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
 import {runtimeIn, waitFor} from '../helpers/sandbox.js'
+import {runScript} from '../helpers/script.js'
 import {epayV2Sign, epayV2Verify} from '../helpers/sdk.js'
 
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 const GUIDE = fileURLToPath(new URL('../../docs/guides/epay.md', import.meta.url))
 
 let c: Cli
@@ -44,24 +43,14 @@ describe('the epay guide (docs/guides/epay.md)', () => {
     const readme = readFileSync(GUIDE, 'utf8')
     const script = /# epay shops: the compatibility module\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
     const dir = join(c.dir, 'readme-epay')
-    const bin = join(dir, 'bin')
-    mkdirSync(bin, {recursive: true})
-    writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-    chmodSync(join(bin, 'unipay'), 0o755)
+    mkdirSync(dir, {recursive: true})
     // the reader's own parameters and key file, and a saved V2 answer
     copyFileSync(runtimeIn(c.env.XDG_DATA_HOME!).merchant.md5KeyFile!, join(dir, 'md5.key'))
     writeFileSync(join(dir, 'params.json'), JSON.stringify({pid: 'M1000000001', type: 'alipay', out_trade_no: 'SHOP2001', name: 'Tea', money: '1.00'}))
     const saved = await c.json(['epay', 'v2', 'create', '--method', 'wxpay', '--name', 'Saved', '--money', '1.00', '--json'])
     writeFileSync(join(dir, 'answer.json'), JSON.stringify(saved.body.response))
 
-    const run = await new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
-      const child = spawn('/bin/sh', ['-e', '-c', script], {cwd: dir, env: {...c.env, PATH: `${bin}:${process.env.PATH}`}})
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
-      child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
-    })
+    const run = await runScript(['/bin/sh', '-e'], script, {cwd: dir, env: c.env})
     expect(run.stderr).not.toMatch(/Error/)
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^bizRefundNo\tSHOP1001-R1$/m)

@@ -2,15 +2,14 @@
 // recipes ("Scripts: pipes and --json") run as written against the local sandbox: one number's
 // kind, report and next step; a failed refund and its reason through cut and jq, a sum with awk,
 // one field of a record, and a check that an answer was verified with no warning.
-import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, startPausedSandbox, type Cli} from '../helpers/cli.js'
+import {runScript} from '../helpers/script.js'
 
 const GUIDE = fileURLToPath(new URL('../../docs/guides/support.md', import.meta.url))
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 let c: Cli
 let order = ''
@@ -38,19 +37,9 @@ afterAll(async () => {
 })
 
 /** Runs a shell block of the guide as written, with `unipay` on the PATH, in the test's folder. */
+/** A guide's script run as written: bash, strict, `unipay` on the PATH, the test CLI's environment. */
 function runAsWritten(script: string, env: Record<string, string>): Promise<{code: number; stdout: string; stderr: string}> {
-  const bin = join(c.dir, 'bin')
-  mkdirSync(bin, {recursive: true})
-  writeFileSync(join(bin, 'unipay'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-  chmodSync(join(bin, 'unipay'), 0o755)
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {cwd: c.dir, env: {...c.env, ...env, PATH: `${bin}:${process.env.PATH}`}})
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    child.on('close', (exit) => resolve({code: exit ?? -1, stdout: out, stderr: err}))
-  })
+  return runScript(['bash', '-euo', 'pipefail'], script, {cwd: c.dir, env: {...c.env, ...env}})
 }
 
 describe('the support guide, one number', () => {

@@ -4,9 +4,10 @@ import {createHash} from 'node:crypto'
 import {createReadStream, existsSync} from 'node:fs'
 import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
+import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
 import {sleep} from '../files/walk.js'
-import {applyResult, checkRunFiles, checkSamePlatform, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
+import {applyResult, checkRunFiles, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
 import {writeResults, type BatchSource} from './results.js'
 import {lookUp, sameRow} from './settle.js'
 
@@ -91,7 +92,7 @@ async function settle(options: StatusOptions, journal: string, byJournal: boolea
       throw new UsageError(`${options.file} changed since the run ${journal} records (sha256 ${start.fileSha256.slice(0, 12)}, now ${sha256.slice(0, 12)}): restore it, or give the journal itself to see that run`)
     }
   }
-  checkSamePlatform(start, options.client, journal)
+  checkSamePlatform(start, options.client, journal, 'the batch')
   const outFile = options.outFile ?? start?.outFile
   checkRunFiles(file, outFile, {journal})
   const log = openJournal(journal)

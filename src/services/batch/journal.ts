@@ -5,12 +5,12 @@
 import {createReadStream, existsSync, readdirSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
-import type {ClientConfig} from '../../client/pipeline.js'
 import {UsageError} from '../../errors.js'
 import {formatGmt8} from '../../protocol/time.js'
 import {counted} from '../../protocol/plural.js'
 import {openAppendLog, type AppendLog} from '../files/append-log.js'
 import {checkWritable, type KeptFile} from '../files/csv-writer.js'
+import {FinishedRows} from '../files/journal.js'
 
 /** A journal's time as every other time on screen: GMT+8, `yyyy-MM-dd HH:mm:ss` (--json keeps the recorded ISO time). */
 const shownTime = (at: string): string => formatGmt8(new Date(at))
@@ -47,22 +47,6 @@ export interface Tally {
   outFile?: string
   /** The result CSV could not be written (a full disk, its folder gone): every outcome is in the journal. */
   unwritten?: {file: string; problem: string}
-}
-
-/** Which rows are finished: a watermark plus the few finished out of order above it. */
-class FinishedRows {
-  private watermark = -1
-  private readonly above = new Set<number>()
-
-  add(index: number): void {
-    if (index <= this.watermark) return
-    this.above.add(index)
-    while (this.above.has(this.watermark + 1)) this.above.delete(++this.watermark)
-  }
-
-  has(index: number): boolean {
-    return index <= this.watermark || this.above.has(index)
-  }
 }
 
 /**
@@ -181,17 +165,6 @@ function keptFiles(file: string, journal: string): KeptFile[] {
 export function checkRunFiles(file: string, outFile: string | undefined, {journal = `${file}.journal`, writesJournal = true} = {}): void {
   if (writesJournal) checkWritable(`the journal ${journal}`, journal, [{path: file, what: 'the batch file'}])
   if (outFile) checkWritable('--out', outFile, keptFiles(file, journal))
-}
-
-/** Resuming or settling a batch on another merchant or platform would look for its rows in the wrong place. */
-export function checkSamePlatform(start: StartEntry | undefined, client: ClientConfig, journal: string): void {
-  if (!start) return
-  if ((start.mchNo ?? '') !== (client.mchNo ?? '')) {
-    throw new UsageError(`${journal} was run as merchant ${start.mchNo ?? '(none)'}, but this profile is merchant ${client.mchNo ?? '(none)'}: use the profile the batch was started with`)
-  }
-  if (start.baseUrl !== client.baseUrl) {
-    throw new UsageError(`${journal} was run against ${start.baseUrl}, but this profile points at ${client.baseUrl}: use the profile the batch was started with`)
-  }
 }
 
 /** An earlier run's state, and where its journal goes when it was a finished run: of other content, or of this file paid again. */

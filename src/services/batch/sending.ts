@@ -2,15 +2,17 @@
 // streamed through with bounded concurrency, each journalled before and after its call.
 import {randomBytes} from 'node:crypto'
 import {renameSync} from 'node:fs'
-import {merchantKey, type ClientConfig} from '../../client/pipeline.js'
+import type {ClientConfig} from '../../client/pipeline.js'
 import {InterruptedError, UsageError} from '../../errors.js'
 import {counted} from '../../protocol/plural.js'
+import {checkKeys, withKeepAlive} from '../files/connection.js'
+import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
 import {checkReadable, readRows, type FileRow} from '../files/reader.js'
 import {Health, walkRows, type StopReason} from '../files/walk.js'
 import {derivedBizTransferNo, rowFields, validateBatch, type Plan, type RowProblem} from './file.js'
 import {followPending} from './following.js'
-import {applyResult, checkRunFiles, checkSamePlatform, openJournal, priorRun, tallyOf, type PriorRun, type RowReport, type RowResult, type Tally, type UnsentRow} from './journal.js'
+import {applyResult, checkRunFiles, openJournal, priorRun, tallyOf, type PriorRun, type RowReport, type RowResult, type Tally, type UnsentRow} from './journal.js'
 import {writeResults} from './results.js'
 import {settleRow} from './settle.js'
 
@@ -82,20 +84,11 @@ export async function runBatch(options: RunOptions): Promise<Summary> {
     const client = await options.connect(plan, plan.rows - prior.state.done)
     stopIfInterrupted(signal)
     // keys missing would fail every row after its "sending" line: refuse before the journal
-    merchantKey(client)
-    if (client.verify && !client.platformKey) throw new UsageError('no platform public key to verify the answers with: set one in the profile, or pass --no-verify')
-    checkSamePlatform(prior.state.start, client, journal)
+    checkKeys(client)
+    checkSamePlatform(prior.state.start, client, journal, 'the batch')
     // the earlier run's rows all have an outcome: keep its journal, out of the way
     if (prior.archiveTo) renameSync(journal, prior.archiveTo)
-    // one keep-alive pool for the whole run: no row pays for a TCP (or TLS) handshake
-    const [{Agent}, {Agent: HttpsAgent}] = await Promise.all([import('node:http'), import('node:https')])
-    const agent = {http: new Agent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
-    try {
-      return await sendBatch(options, plan, {...client, agent}, prior)
-    } finally {
-      agent.http.destroy()
-      agent.https.destroy()
-    }
+    return await withKeepAlive(client, (pooled) => sendBatch(options, plan, pooled, prior))
   } finally {
     lock.release()
   }

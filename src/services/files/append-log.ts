@@ -1,6 +1,7 @@
 // A job's journal on disk: JSON lines appended synchronously, so a kill never loses a line whose
 // write returned. What the entries mean is the job's (batch/journal.ts for a batch).
-import {closeSync, fstatSync, openSync, readSync, writeSync} from 'node:fs'
+import {closeSync, createReadStream, fstatSync, openSync, readSync, writeSync} from 'node:fs'
+import {createInterface} from 'node:readline'
 import {LocalWriteError} from '../../errors.js'
 
 export interface AppendLog<Entry> {
@@ -71,4 +72,17 @@ export function openAppendLog<Entry>(path: string, failed: string): AppendLog<En
 function lastByte(fd: number, size: number): number {
   const byte = Buffer.alloc(1)
   return readSync(fd, byte, 0, 1, size - 1) === 1 ? byte[0] : 0x0a
+}
+
+/** A journal's entries, in the order written; a line torn by a kill mid-write is left out. */
+export async function* readAppendLog<Entry>(path: string): AsyncGenerator<Entry> {
+  for await (const line of createInterface({input: createReadStream(path), crlfDelay: Infinity})) {
+    let entry: Entry
+    try {
+      entry = JSON.parse(line) as Entry
+    } catch {
+      continue
+    }
+    yield entry
+  }
 }
