@@ -47,5 +47,5 @@ describe('the finance guide, walk-through', () => {
       .join('\n')
       .replaceAll(ledger, 'ledger.csv')
     expect(screen).toBe(shown.trimEnd())
-  }, 120_000)
+  })
 })

@@ -151,7 +151,7 @@ describe('read exactly', () => {
         await fresh.cleanup()
       }
     }
-  }, 60_000)
+  })
 })
 
 describe('a callback the sandbox gave up on', () => {
@@ -182,5 +182,5 @@ describe('a callback the sandbox gave up on', () => {
       await refusing.close()
       await own.cleanup()
     }
-  }, 60_000)
+  })
 })

@@ -22,7 +22,7 @@ beforeAll(async () => {
   receiver = await callbackReceiver()
   expect((await c.run(['sandbox', 'users', 'add', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
   expect((await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
-}, 60_000)
+})
 afterAll(async () => {
   await receiver.close()
   await c.cleanup()
@@ -113,7 +113,7 @@ describe('the story of an order', () => {
     const sync = await c.run(step.command!.split(' ').slice(1))
     expect(sync.code, sync.stderr).toBe(0)
     expect(sync.stdout).toMatch(/^orderStatus\tprogress$/m)
-  }, 60_000)
+  })
 })
 
 describe('each kind of number, found by its shape: one call per record shown', () => {

@@ -37,7 +37,7 @@ beforeAll(async () => {
   file = join(c.dir, 'ledger.csv')
   writeFileSync(file, `${rows.join('\n')}\n`)
   proxy = await proxyTo(runtime.url)
-}, 120_000)
+})
 
 afterAll(async () => {
   await proxy?.close()
@@ -87,5 +87,5 @@ describe('reconcile, killed', () => {
     const csv = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')[2])
     expect(csv.sort()).toEqual(Array.from({length: 200}, (_, i) => i).filter((i) => i % 4 !== 0).map((i) => `P-GONE-${i}`).sort())
     expect(matching.filter((number) => csv.includes(number))).toEqual([])
-  }, 120_000)
+  })
 })

@@ -62,7 +62,7 @@ beforeAll(async () => {
   expect((await c.run(['transfer', '--channel', 'walletA', '--payee-type', 'openid', '--payee-account', 'o-payee-1', '--amount', '150', '--biz-transfer-no', n.T])).code).toBe(0)
   expect((await c.run(['sandbox', 'transfer', 'confirm', n.T])).code).toBe(0)
   proxy = await proxyTo(runtimeIn(c.env.XDG_DATA_HOME!).url)
-}, 120_000)
+})
 
 afterAll(async () => {
   await proxy?.close()
@@ -226,7 +226,7 @@ describe('reconcile: the platform out of reach', () => {
     expect(run.code).toBe(4)
     expect(run.stdout).toBe('')
     expect(run.stderr).toMatch(/the platform did not answer: 0 of 40 rows compared, 40 rows not; once it answers, go on with: unipay reconcile \S+ --base-url http:\/\/127\.0\.0\.1:\d+ --concurrency 2 --resume/)
-  }, 60_000)
+  })
 
   it('a platform that stops answering mid-run: exit 4 with how far it got; --resume asks only the rows not compared', async () => {
     const file = ledger(`bizOrderNo,amount,status\n${Array.from({length: 40}, (_, i) => `P-GONE-${i},100,success`).join('\n')}\n`)
@@ -254,7 +254,7 @@ describe('reconcile: the platform out of reach', () => {
     expect(again.filter((number) => reported.includes(number))).toEqual([])
     expect(differences(resumed.stdout).map((d) => d.number).sort()).toEqual(again.sort())
     expect(resumed.stderr).toContain(`40 of 40 rows compared (${compared} by an earlier run), 0 matched, 40 differ`)
-  }, 60_000)
+  })
 })
 
 describe('reconcile with a management session', () => {
@@ -414,5 +414,5 @@ describe('reconcile: earlier runs', () => {
     const resumed = await c.run(['reconcile', file, ...via(), '--resume'])
     expect(resumed.code).toBe(5)
     expect(resumed.stderr).toContain(`60 of 60 rows compared (${compared} by an earlier run)`)
-  }, 60_000)
+  })
 })

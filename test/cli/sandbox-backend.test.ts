@@ -105,7 +105,7 @@ describe('sandbox credentials', () => {
       await user.cleanup()
     }
     // two node starts in a shell, slow on a loaded machine
-  }, 120_000)
+  })
 })
 
 describe('a sandbox that stays where it is', () => {

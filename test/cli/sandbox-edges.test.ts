@@ -63,7 +63,7 @@ describe('allocation amounts in the unit the sandbox merchant reads', () => {
     } finally {
       await c.run(['sandbox', 'merchants', 'set', MCH, '--alloc-amount-unit', 'yuan'])
     }
-  }, 120_000)
+  })
 })
 
 describe('sandbox merchants add 1001 (epay shops use numeric pids)', () => {
@@ -103,7 +103,7 @@ describe('sandbox merchants add 1001 (epay shops use numeric pids)', () => {
     const nothing = await c.run(['sandbox', 'merchants', 'set', '1001'])
     expect(nothing.code).toBe(2)
     expect(nothing.stderr).toContain('nothing to set: give --alloc-amount-unit, --md5-key-file or both')
-  }, 60_000)
+  })
 })
 
 describe('sandbox faults add on /epay/*', () => {
@@ -121,7 +121,7 @@ describe('sandbox faults add on /epay/*', () => {
     expect(query.stderr).toContain('retrying a read after')
     expect(query.stderr).toContain('HTTP 500')
     expect((await c.json(['sandbox', 'faults', 'list'])).body.data).toEqual([])
-  }, 60_000)
+  })
 })
 
 describe('a mistyped data folder', () => {
@@ -143,7 +143,7 @@ describe('a mistyped data folder', () => {
       expect(result.stderr).toContain(`no sandbox in ${typo} (named by ${env.UNIPAY_SANDBOX_DIR ? 'UNIPAY_SANDBOX_DIR' : '--data-dir'}): \`unipay sandbox start --data-dir ${typo}\` starts one there`)
     }
     expect(existsSync(typo)).toBe(false)
-  }, 60_000)
+  })
 
   it('listen --data-dir verifies with the key of the sandbox in that folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'unipay-beside-'))
@@ -160,7 +160,7 @@ describe('a mistyped data folder', () => {
       await c.run(['sandbox', 'stop', '--data-dir', dir])
       rmSync(dir, {recursive: true, force: true})
     }
-  }, 60_000)
+  })
 })
 
 // last: it moves the sandbox clock 40 days ahead
@@ -176,5 +176,5 @@ describe('sandbox trigger epay.v1 and epay.v2', () => {
       const notification = await waitFor(async () => ((await c.json(['sandbox', 'callbacks', 'list'])).body.data as Notification[]).find((n) => n.url.includes(`trade_no=${triggered.tradeNo}`)))
       expect(Object.fromEntries(new URL(notification.url).searchParams)).toMatchObject({type: 'alipay', out_trade_no: triggered.outTradeNo, trade_status: 'TRADE_SUCCESS'})
     }
-  }, 60_000)
+  })
 })

@@ -57,7 +57,7 @@ describe('the support guide, one number', () => {
     expect(lines.at(-1)).toBe(`refund ${failed} failed: the channel refused the refund (sandbox)`)
     expect(stderr).toContain(`report written to ${join(c.dir, 'ticket.md')}`)
     expect(readFileSync(join(c.dir, 'ticket.md'), 'utf8')).toContain(`# unipay lookup \`${failed}\``)
-  }, 60_000)
+  })
 })
 
 describe('the support guide, Scripts', () => {
