@@ -2,7 +2,7 @@ import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {amountInCents} from '../../cli/input.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/field-rules.js'
+import {TRANSFER_CHANNELS, TRANSFER_PAYEE_TYPES} from '../../protocol/schemas.js'
 import {reportInfosFromPairs, transfer} from '../../services/transfer.js'
 import type {TransferCreateResult} from '../../protocol/answers.js'
 

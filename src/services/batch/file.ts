@@ -6,7 +6,8 @@ import {createInterface} from 'node:readline'
 import {InterruptedError, readProblem, UsageError} from '../../errors.js'
 import {closest} from '../../protocol/closest.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
-import {checkRules, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
+import {checkFields, unsendableFields} from '../../protocol/field-rules.js'
+import {transferRowFields} from '../../protocol/schemas.js'
 import {counted} from '../../protocol/plural.js'
 import {PLAN_COLUMNS, writeCsv} from './results.js'
 
@@ -220,7 +221,7 @@ export async function validateBatch(
     plan.rows++
     const {fields, problems: own} = rowFields(item.record, defaults)
     // a field with a problem of its own (say, an unparseable amount) is not reported twice
-    const schemaProblems = checkRules(transferRowRules, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
+    const schemaProblems = checkFields(transferRowFields, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
     const found = [...own, ...schemaProblems, ...unsendableFields(fields, '')]
     for (const problem of found) {
       if (problem.field && header.fields.has(problem.field)) continue
