@@ -73,7 +73,7 @@ describe('a fresh clone', () => {
     const dir = clone('half-built', true)
     // what an older first run cut off half-way left: dist/commands there, a module missing
     cpSync(join(ROOT, 'dist'), join(dir, 'dist'), {recursive: true})
-    rmSync(join(dir, 'dist', 'build-complete'))
+    rmSync(join(dir, 'dist', 'build-complete'), {force: true})
     rmSync(join(dir, 'dist', 'protocol', 'canonical.js'))
     const pair = generateRsaKeyPair()
     writeFileSync(join(tmp, 'merchant.pem'), pair.privateKeyPem, {mode: 0o600})
