@@ -5,7 +5,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/', 'node_modules/', 'artifacts/', 'coverage/', 'docs/', 'oclif.manifest.json']},
+  {ignores: ['dist/', 'dist.partial-*/', 'node_modules/', 'artifacts/', 'coverage/', 'docs/', 'oclif.manifest.json']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,16 +19,20 @@ if (module.enableCompileCache && process.getBuiltinModule) {
 
 // A clone has no compiled code until it is built (a package always has it, and never builds):
 // its first run builds it, so `npm ci` then `./bin/run.js ...` works as README's quick start says.
-if (process.getBuiltinModule?.('node:fs').existsSync(new URL('../dist/commands', import.meta.url)) === false) {
+// Only a finished build is run: scripts/build.mjs builds aside and moves dist/ into place with
+// dist/build-complete in it, so a build cut off half-way, or one still running beside this run,
+// is never taken for one (a missing module would be exit 70).
+if (process.getBuiltinModule?.('node:fs').existsSync(new URL('../dist/build-complete', import.meta.url)) === false) {
   const {existsSync} = process.getBuiltinModule('node:fs')
-  const root = process.getBuiltinModule('node:url').fileURLToPath(new URL('..', import.meta.url))
-  const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url)
-  if (!existsSync(tsc)) {
+  const {fileURLToPath} = process.getBuiltinModule('node:url')
+  const root = fileURLToPath(new URL('..', import.meta.url))
+  if (!existsSync(new URL('../node_modules/typescript/bin/tsc', import.meta.url))) {
     process.stderr.write(`unipay: ${root} is a clone without its dependencies: run \`npm ci\` there first\n`)
     process.exit(2)
   }
   process.stderr.write(`unipay: building this clone once (npm run build), a few seconds\n`)
-  const built = process.getBuiltinModule('node:child_process').spawnSync(process.execPath, [process.getBuiltinModule('node:url').fileURLToPath(tsc), '-p', 'tsconfig.build.json'], {cwd: root, stdio: ['ignore', 2, 2]})
+  const build = fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))
+  const built = process.getBuiltinModule('node:child_process').spawnSync(process.execPath, [build, '--keep-complete'], {cwd: root, stdio: ['ignore', 2, 2]})
   if (built.status !== 0) {
     process.stderr.write(`unipay: the build failed (above); \`npm run build\` in ${root} shows it again\n`)
     process.exit(2)

@@ -1,6 +1,6 @@
 // The test setup's check that dist/ is built from the src/ of now (test/helpers/fresh-dist.ts),
 // on a small project in a temporary folder with file times set by hand.
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -31,6 +31,7 @@ function built(): void {
   put('src/commands/pay/create.ts', 'export const name = "create"\n', EARLIER)
   put('dist/index.js', 'export const answer = 42;\n', BUILT)
   put('dist/commands/pay/create.js', 'export const name = "create";\n', BUILT)
+  put('dist/build-complete', 'A whole build\n', BUILT)
 }
 
 describe('staleDist', () => {
@@ -51,6 +52,12 @@ describe('staleDist', () => {
     expect(staleDist(root)).toBe(`${join('dist', 'commands', 'pay', 'close.js')} is missing`)
     rmSync(join(root, 'dist'), {recursive: true})
     expect(staleDist(root)).toBe('there is no dist/')
+  })
+
+  it('names a dist/ whose build did not finish', () => {
+    built()
+    rmSync(join(root, 'dist/build-complete'))
+    expect(staleDist(root)).toBe('dist/ is not a finished build (it has no build-complete)')
   })
 
   it('names an output left of a source that was removed', () => {
@@ -75,7 +82,7 @@ describe('ensureFreshDist', () => {
     expect(readFileSync(join(root, 'dist/index.js'), 'utf8')).toBe('export const answer = 42;\n')
   })
 
-  it('builds a stale dist/ with tsc, says why, and removes the outputs of removed sources', async () => {
+  it('builds a stale dist/ afresh, says why, and leaves no output of a removed source', async () => {
     built()
     put('src/index.ts', 'export const answer: number = 43\n', LATER)
     put('dist/commands/pay/old.js', 'export {};\n', BUILT)
@@ -85,6 +92,8 @@ describe('ensureFreshDist', () => {
     expect(readFileSync(join(root, 'dist/index.js'), 'utf8')).toContain('answer = 43')
     expect(existsSync(join(root, 'dist/commands/pay/old.js'))).toBe(false)
     expect(staleDist(root)).toBeUndefined()
+    // built aside and moved into place: nothing of the build is left beside dist/
+    expect(readdirSync(root).sort()).toEqual(['dist', 'src', 'tsconfig.build.json', 'tsconfig.json'])
   })
 
   it('refuses when src/ does not compile, and writes nothing, so the next run refuses too', async () => {

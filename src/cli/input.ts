@@ -2,7 +2,7 @@
 // fields and amounts (cents, or yuan converted exactly).
 import {closeSync, openSync, readSync} from 'node:fs'
 import {ConfigError, readProblem, UsageError} from '../errors.js'
-import type {CallEndpoint} from '../protocol/field-rules.js'
+import type {CallEndpoint} from '../protocol/endpoints.js'
 import {JsonSyntaxError, parseJsonObject, PROTO_KEY_REFUSED, type JsonObject} from '../protocol/json.js'
 import {MoneyFormatError, yuanToCentsWithin} from '../protocol/money.js'
 

@@ -1,70 +1,79 @@
 // The endpoint catalog: path, what the request may carry, and how it may be retried. The
 // client sends only declared fields; the sandbox verifies over whatever it received, then
 // keeps the declared ones.
-import {z} from 'zod'
+import {checkFields, rules, type FieldProblem, type Fields} from './field-rules.js'
 import {
   allocFields,
+  authCodeFields,
   closeFields,
   commonFields,
+  gatewayPrePayFields,
+  generateAuthUrlFields,
   payFields,
   pingFields,
   queryAllocFields,
+  queryGatewayFields,
   queryPayFields,
   queryRefundFields,
+  queryTransferFields,
   refundFields,
   syncPayFields,
   syncRefundFields,
-  queryTransferFields,
   transferFields,
 } from './schemas.js'
-import {authCodeFields, checkFields, gatewayPrePayFields, generateAuthUrlFields, queryGatewayFields} from './schemas.js'
-import {fastEndpoints, type CallEndpoint} from './field-rules.js'
 
-export interface Endpoint extends CallEndpoint {
-  fields: z.ZodObject
+/** What the pipeline needs of an endpoint: where, how it may be retried, how to check a body. */
+export interface CallEndpoint {
+  path: string
+  /** `create` calls are never resent with a new reqId; `read` calls may be. */
+  kind: 'create' | 'read' | 'action'
+  /** Defaults the server fills before rebuilding the string, so the client must send them. */
+  defaults?: Record<string, unknown>
+  /** The fields the endpoint declares (what the client may send). */
+  fieldNames: readonly string[]
+  check(body: Record<string, unknown>): FieldProblem[]
+  /** What a success carries in `data`: an object (unset), nothing (close), or anything (a path outside the catalog). */
+  answerData?: 'none' | 'any'
 }
 
-/** An endpoint checked by its zod schema, its declared fields those of the schema. */
-function fromSchema(entry: Omit<Endpoint, 'check' | 'fieldNames'>): Endpoint {
+export interface Endpoint extends CallEndpoint {
+  fields: Fields
+}
+
+/** An endpoint checked by its rules, its declared fields those of its rules. */
+function endpoint(entry: Omit<Endpoint, 'check' | 'fieldNames'>): Endpoint {
   return {check: (body) => checkFields(entry.fields, body), fieldNames: Object.keys(entry.fields.shape), ...entry}
 }
 
-/** Each endpoint checks a body with its zod schema, unless it has fast rules (and a field list) of its own. */
-function withChecks<T extends Record<string, Omit<Endpoint, 'check' | 'fieldNames'> & Partial<Pick<Endpoint, 'check' | 'fieldNames'>>>>(catalog: T): {[K in keyof T]: T[K] & Endpoint} {
-  const out: Record<string, Endpoint> = {}
-  for (const [name, entry] of Object.entries(catalog)) out[name] = fromSchema(entry)
-  return out as {[K in keyof T]: T[K] & Endpoint}
-}
-
-export const endpoints = withChecks({
-  pay: {...fastEndpoints.pay, fields: payFields},
-  close: {path: '/unipay/close', kind: 'action', fields: closeFields, defaults: {useCancel: false}, answerData: 'none'},
-  syncPay: {path: '/unipay/sync/order/pay', kind: 'read', fields: syncPayFields},
-  queryPay: {...fastEndpoints.queryPay, fields: queryPayFields},
-  ping: {path: '/unipay/ping', kind: 'read', fields: pingFields},
-  refund: {path: '/unipay/refund', kind: 'create', fields: refundFields},
-  queryRefund: {path: '/unipay/query/refund-order', kind: 'read', fields: queryRefundFields},
-  syncRefund: {path: '/unipay/sync/order/refund', kind: 'read', fields: syncRefundFields},
-  alloc: {path: '/unipay/alloc', kind: 'create', fields: allocFields},
-  queryAlloc: {path: '/unipay/query/alloc-order', kind: 'read', fields: queryAllocFields},
-  syncAlloc: {path: '/unipay/sync/order/alloc', kind: 'read', fields: queryAllocFields},
-  transfer: {...fastEndpoints.transfer, fields: transferFields},
-  queryTransfer: {...fastEndpoints.queryTransfer, fields: queryTransferFields},
-  syncTransfer: {path: '/unipay/sync/order/transfer', kind: 'read', fields: queryTransferFields},
-  gatewayPrePay: {path: '/unipay/gateway/pre-pay', kind: 'create', fields: gatewayPrePayFields},
-  queryGateway: {path: '/unipay/gateway/query', kind: 'read', fields: queryGatewayFields},
-  generateAuthUrl: {
+export const endpoints = {
+  pay: endpoint({path: '/unipay/pay', kind: 'create', fields: payFields}),
+  close: endpoint({path: '/unipay/close', kind: 'action', fields: closeFields, defaults: {useCancel: false}, answerData: 'none'}),
+  syncPay: endpoint({path: '/unipay/sync/order/pay', kind: 'read', fields: syncPayFields}),
+  queryPay: endpoint({path: '/unipay/query/pay-order', kind: 'read', fields: queryPayFields}),
+  ping: endpoint({path: '/unipay/ping', kind: 'read', fields: pingFields}),
+  refund: endpoint({path: '/unipay/refund', kind: 'create', fields: refundFields}),
+  queryRefund: endpoint({path: '/unipay/query/refund-order', kind: 'read', fields: queryRefundFields}),
+  syncRefund: endpoint({path: '/unipay/sync/order/refund', kind: 'read', fields: syncRefundFields}),
+  alloc: endpoint({path: '/unipay/alloc', kind: 'create', fields: allocFields}),
+  queryAlloc: endpoint({path: '/unipay/query/alloc-order', kind: 'read', fields: queryAllocFields}),
+  syncAlloc: endpoint({path: '/unipay/sync/order/alloc', kind: 'read', fields: queryAllocFields}),
+  transfer: endpoint({path: '/unipay/transfer', kind: 'create', fields: transferFields}),
+  queryTransfer: endpoint({path: '/unipay/query/transfer-order', kind: 'read', fields: queryTransferFields}),
+  syncTransfer: endpoint({path: '/unipay/sync/order/transfer', kind: 'read', fields: queryTransferFields}),
+  gatewayPrePay: endpoint({path: '/unipay/gateway/pre-pay', kind: 'create', fields: gatewayPrePayFields}),
+  queryGateway: endpoint({path: '/unipay/gateway/query', kind: 'read', fields: queryGatewayFields}),
+  generateAuthUrl: endpoint({
     path: '/unipay/assist/channel/auth/generate-auth-url',
     kind: 'create',
     fields: generateAuthUrlFields,
     defaults: {authType: 'walletA'},
-  },
-})
+  }),
+}
 
 /** The auth-code endpoints: sent unsigned, answered with an unsigned Result {code, message, data}. */
 export interface UnsignedEndpoint {
   path: string
-  fields: z.ZodObject
+  fields: Fields
   check: CallEndpoint['check']
 }
 
@@ -82,8 +91,9 @@ export function declaredFields(endpoint: Endpoint): readonly string[] {
   return endpoint.fieldNames
 }
 
+const commonOnly = rules.object(commonFields)
+
 /** The catalog entry for a path, or a lenient one (common fields only) for paths not wrapped yet. */
 export function endpointForPath(path: string): Endpoint {
-  const fields = z.looseObject({...commonFields})
-  return endpointByPath(path) ?? fromSchema({path, kind: 'action', fields, answerData: 'any'})
+  return endpointByPath(path) ?? endpoint({path, kind: 'action', fields: commonOnly, answerData: 'any'})
 }

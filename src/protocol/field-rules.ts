@@ -1,120 +1,342 @@
-// Zod-free field rules for pay create and query pay, which must start fast (loading zod costs
-// more than half a bare Node start, more than the whole call otherwise), and for transfers and
-// transfer queries, which a batch checks on every row (zod cost a row ~15 µs). Same rules,
-// messages and order of problems as the zod schemas in schemas.ts; test/protocol/field-rules.test.ts
-// compares the two on every rule. The sandbox checks these endpoints with them too
-// (signed-api.ts); the zod schemas stay the reference, and epay's orders are checked by payFields.
-import {httpUrlProblem} from './addresses.js'
-import {PAY_METHODS, walletFromBarcode} from './enums.js'
+// What a request's fields may hold. schemas.ts writes each endpoint's rules once with the
+// builders here (`rules.string()`, `.max()`, `.optional()`, ...: zod's names, parameters and
+// chains, which the schemas were first written in); the client checks a body with them before sending, the sandbox before
+// answering (10506), a batch on every row. A rule is data (its type, its checks in order, its
+// messages) read by one checker, so no signed call loads zod (it cost more than half a bare Node
+// start, and a batch row ~15 µs). The words and the order of problems are zod 4's:
+// test/protocol/field-rules.test.ts builds zod schemas from these rules and holds the two equal
+// on every field of every endpoint.
 import {PROTO_KEY_REFUSED} from './json.js'
-import {MAX_PAY_CENTS} from './money.js'
-import {parseGmt8} from './time.js'
 
 export interface FieldProblem {
   field: string
   message: string
 }
 
-/** A problem and whether it stops the checks after it (a wrong type does; a length does not). */
+/** A problem and whether it stops the checks after it (a wrong type does; a length does not): zod's `continue`. */
 interface Found extends FieldProblem {
   stops: boolean
 }
 
-type Rule = (value: unknown, field: string, found: Found[]) => void
+/** A message, or one made from the value received (as zod's `error` functions make theirs). */
+export type ErrorText = string | ((issue: {input: unknown}) => string)
 
-const requiredOr = (what: string, value: unknown) => (value === undefined || value === null ? 'is required' : `must be ${what}`)
+/** A check after the type's, run in the order written. */
+export type Check =
+  | {kind: 'maxLength' | 'minLength' | 'max' | 'min'; limit: number; message: string}
+  | {kind: 'int'; message: string}
+  | {kind: 'refine'; test: (value: never) => boolean; message: ErrorText}
 
-/** Zod's own wording for a wrong type where the schema gives none. */
+/** zod's name for what was received, in "expected X, received Y". */
 function received(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
-  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN'
-  if (typeof value === 'number' && !Number.isFinite(value)) return 'Infinity'
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
   return typeof value
 }
-const wrongType = (expected: string, value: unknown) => typeMismatch(expected, received(value))
 
 /** What a type is called in a message: plain words, not the validator's ("expected boolean, received string"). */
 const TYPE_WORDS: Record<string, string> = {boolean: 'true or false (a JSON boolean)', number: 'a number', array: 'a list (a JSON array)', object: 'an object', string: 'a string'}
 const RECEIVED_WORDS: Record<string, string> = {boolean: 'true or false', number: 'a number', array: 'a list', object: 'an object', string: 'a string'}
 
-/** A value of the wrong type (zod's names for both types), in plain words; one wording for these rules and the zod schemas. */
+/** A value of the wrong type (zod's names for both types), in plain words. */
 export function typeMismatch(expected: string, got: string): string {
   if (got === 'undefined') return 'is required'
   return `must be ${TYPE_WORDS[expected] ?? expected}, not ${RECEIVED_WORDS[got] ?? got}`
 }
-/** zod still checks the length of a value of the wrong type when it has one (a list for a string). */
-const hasLength = (value: unknown): value is string | unknown[] => typeof value === 'string' || Array.isArray(value)
 
-function text(max: number, options: {min?: number; what?: string; also?: (value: string) => string | undefined} = {}): Rule {
-  return (value, field, found) => {
-    if (typeof value !== 'string') {
-      found.push({field, message: requiredOr(options.what ?? 'a string', value), stops: true})
-      if (!hasLength(value)) return
+/** zod checks the length of anything that has one, of the wrong type too (a list given for a string). */
+const hasLength = (value: unknown) => value !== undefined && value !== null && (value as {length?: unknown}).length !== undefined
+
+/** Characters are code points (an emoji is one), as zod counts them; only a string near the limit needs counting. */
+function codePoints(text: string): number {
+  let count = text.length
+  for (let i = 0; i < text.length - 1; i++) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--
+      i++
     }
-    if (value.length > max) found.push({field, message: `must be at most ${max} characters`, stops: false})
-    if (options.min && value.length < options.min) found.push({field, message: 'is required', stops: false})
-    const message = typeof value === 'string' ? options.also?.(value) : undefined
-    if (message) found.push({field, message, stops: false})
+  }
+  return count
+}
+
+/** Whether a value fails a check: `stop` when nothing after it is checked (a fraction for a whole number). */
+function fails(check: Check, value: unknown): boolean | 'stop' {
+  switch (check.kind) {
+    case 'maxLength': {
+      const units = (value as {length: number}).length
+      return !((typeof value === 'string' && units > check.limit ? codePoints(value) : units) <= check.limit)
+    }
+    case 'minLength': {
+      const units = (value as {length: number}).length
+      return !((typeof value === 'string' && units >= check.limit && units < check.limit * 2 ? codePoints(value) : units) >= check.limit)
+    }
+    case 'max':
+      return !((value as number) <= check.limit)
+    case 'min':
+      return !((value as number) >= check.limit)
+    case 'int':
+      return !Number.isInteger(value) ? 'stop' : !Number.isSafeInteger(value)
+    case 'refine':
+      return !check.test(value as never)
   }
 }
 
-const gmt8Time: Rule = (value, field, found) => {
-  if (typeof value !== 'string') return void found.push({field, message: requiredOr('a time', value), stops: true})
-  if (parseGmt8(value) === undefined) found.push({field, message: 'must be a time "yyyy-MM-dd HH:mm:ss" (GMT+8)', stops: false})
+const stopsSince = (found: Found[], start: number) => {
+  for (let i = start; i < found.length; i++) if (found[i].stops) return true
+  return false
 }
 
-function integer(min: number, max: number): Rule {
-  return (value, field, found) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return void found.push({field, message: requiredOr('a number', value), stops: true})
-    if (!Number.isInteger(value)) return void found.push({field, message: 'must be a whole number', stops: true})
-    if (!Number.isSafeInteger(value)) found.push({field, message: 'must be a whole number', stops: false})
-    if (value < min) found.push({field, message: `must be at least ${min}`, stops: false})
-    if (value > max) found.push({field, message: `must be at most ${max}`, stops: false})
+/**
+ * A rule for one value: its type (`kind`, zod's word for it), then its checks. Immutable: a
+ * check makes a new rule. Each kind checks in its own method, so that the code checking a value
+ * sees one kind of rule and stays fast (the sandbox checks every request, a batch every row).
+ */
+abstract class Rule<T> {
+  /** The type of a value that passes (request types are made from it); never set. */
+  declare readonly value: T
+  abstract readonly kind: 'string' | 'number' | 'boolean' | 'enum' | 'array' | 'object'
+
+  constructor(
+    /** The message for a value of the wrong type; typeMismatch's words without one. */
+    readonly error?: ErrorText,
+    readonly checks: readonly Check[] = [],
+  ) {}
+
+  /** Checks a value that is there, adding what is wrong with it to `found`. */
+  abstract check(value: unknown, field: string, found: Found[]): void
+
+  optional(): Optional<T> {
+    return new Optional(this)
+  }
+
+  protected wrongType(value: unknown, field: string, found: Found[]): void {
+    const message = typeof this.error === 'function' ? this.error({input: value}) : (this.error ?? typeMismatch(this.kind, received(value)))
+    found.push({field, message, stops: true})
   }
 }
 
-const plainNumber: Rule = (value, field, found) => {
-  if (typeof value !== 'number' || !Number.isFinite(value)) found.push({field, message: wrongType('number', value), stops: true})
-}
-
-const boolean: Rule = (value, field, found) => {
-  if (typeof value !== 'boolean') found.push({field, message: wrongType('boolean', value), stops: true})
-}
-
-function oneOfValues(values: readonly string[], message: string): Rule {
-  return (value, field, found) => {
-    if (typeof value !== 'string' || !values.includes(value)) found.push({field, message, stops: true})
+/** A rule's checks, after its type's (and its items' or fields') problems from `start` on. */
+function runChecks(checks: readonly Check[], value: unknown, field: string, found: Found[], start: number): void {
+  let stopped = stopsSince(found, start)
+  for (let i = 0; i < checks.length; i++) {
+    const check = checks[i]
+    // a length is checked even after a wrong type; anything else only while nothing has stopped
+    if (check.kind === 'maxLength' || check.kind === 'minLength' ? typeof value !== 'string' && !hasLength(value) : stopped) continue
+    const failed = fails(check, value)
+    if (!failed) continue
+    found.push({field, message: typeof check.message === 'function' ? check.message({input: value}) : check.message, stops: failed === 'stop'})
+    if (failed === 'stop') stopped = true
   }
 }
 
-function list(item: Rule, max: number, tooMany: string): Rule {
-  return (value, field, found) => {
+/** A field that may be absent: `null`, and `[]` where an object is expected, are absent too (protocol-notes section 1). */
+class Optional<T> {
+  declare readonly value: T
+  readonly kind = 'optional'
+  constructor(readonly rule: Rule<T>) {}
+
+  check(value: unknown, field: string, found: Found[]): void {
+    if (value !== undefined) this.rule.check(value, field, found)
+  }
+}
+
+type Field = Rule<unknown> | Optional<unknown>
+type Shape = Record<string, Field>
+type OptionalKeys<S extends Shape> = {[K in keyof S]: S[K] extends Optional<unknown> ? K : never}[keyof S]
+/** The type of an object that passes a shape. */
+export type Infer<S extends Shape> = {[K in Exclude<keyof S, OptionalKeys<S>>]: S[K]['value']} & {[K in OptionalKeys<S>]?: S[K]['value']}
+/** A body as a rule across fields sees it: fields of the right type, or absent (`null` too). */
+export type Received<S extends Shape> = {[K in keyof S]?: S[K]['value'] | null}
+
+class StringRule extends Rule<string> {
+  readonly kind = 'string'
+  check(value: unknown, field: string, found: Found[]): void {
+    const start = found.length
+    if (typeof value !== 'string') this.wrongType(value, field, found)
+    if (this.checks.length > 0) runChecks(this.checks, value, field, found, start)
+  }
+  max(limit: number, message: string) {
+    return new StringRule(this.error, [...this.checks, {kind: 'maxLength', limit, message}])
+  }
+  min(limit: number, message: string) {
+    return new StringRule(this.error, [...this.checks, {kind: 'minLength', limit, message}])
+  }
+  refine(test: (value: string) => boolean, message: ErrorText) {
+    return new StringRule(this.error, [...this.checks, {kind: 'refine', test, message}])
+  }
+  regex(pattern: RegExp, message: string) {
+    return this.refine((value) => pattern.test(value), message)
+  }
+}
+
+class NumberRule extends Rule<number> {
+  readonly kind = 'number'
+  check(value: unknown, field: string, found: Found[]): void {
+    const start = found.length
+    if (typeof value !== 'number' || !Number.isFinite(value)) this.wrongType(value, field, found)
+    if (this.checks.length > 0) runChecks(this.checks, value, field, found, start)
+  }
+  /** A safe integer (a fraction stops the checks after it; an unsafe integer does not). */
+  int(message: string) {
+    return new NumberRule(this.error, [...this.checks, {kind: 'int', message}])
+  }
+  min(limit: number, message: string) {
+    return new NumberRule(this.error, [...this.checks, {kind: 'min', limit, message}])
+  }
+  max(limit: number, message: string) {
+    return new NumberRule(this.error, [...this.checks, {kind: 'max', limit, message}])
+  }
+  refine(test: (value: number) => boolean, message: string) {
+    return new NumberRule(this.error, [...this.checks, {kind: 'refine', test, message}])
+  }
+}
+
+class BooleanRule extends Rule<boolean> {
+  readonly kind = 'boolean'
+  check(value: unknown, field: string, found: Found[]): void {
+    if (typeof value !== 'boolean') this.wrongType(value, field, found)
+  }
+}
+
+class EnumRule<V extends string> extends Rule<V> {
+  readonly kind = 'enum'
+  constructor(
+    readonly values: readonly V[],
+    error: ErrorText,
+  ) {
+    super(error)
+  }
+  check(value: unknown, field: string, found: Found[]): void {
+    if (typeof value !== 'string' || !(this.values as readonly string[]).includes(value)) this.wrongType(value, field, found)
+  }
+}
+
+class ArrayRule<T> extends Rule<T[]> {
+  readonly kind = 'array'
+  constructor(
+    readonly item: Rule<T>,
+    error?: ErrorText,
+    checks?: readonly Check[],
+  ) {
+    super(error, checks)
+  }
+  check(value: unknown, field: string, found: Found[]): void {
+    const start = found.length
     if (!Array.isArray(value)) {
-      found.push({field, message: wrongType('array', value), stops: true})
-      if (hasLength(value) && value.length > max) found.push({field, message: tooMany, stops: false})
-      return
+      this.wrongType(value, field, found)
+    } else {
+      // a list that is too long is reported alone, before its items, and nothing after it runs (zod's size cap)
+      for (const check of this.checks) {
+        if (check.kind === 'maxLength' && value.length > check.limit) return void found.push({field, message: check.message, stops: true})
+      }
+      for (let index = 0; index < value.length; index++) this.item.check(value[index], `${field}[${index}]`, found)
     }
-    // zod reports a list that is too long alone, before its items, and stops there
-    if (value.length > max) return void found.push({field, message: tooMany, stops: true})
-    value.forEach((entry, index) => item(entry, `${field}[${index}]`, found))
+    if (this.checks.length > 0) runChecks(this.checks, value, field, found, start)
+  }
+  max(limit: number, message: string) {
+    return new ArrayRule(this.item, this.error, [...this.checks, {kind: 'maxLength', limit, message}])
+  }
+  min(limit: number, message: string) {
+    return new ArrayRule(this.item, this.error, [...this.checks, {kind: 'minLength', limit, message}])
   }
 }
 
-/** Absent as the schemas' dropAbsent has it (protocol-notes section 1): `null` anywhere. */
-const absent = (value: unknown) => value === undefined || value === null
-
-const optional = (rule: Rule): Rule => (value, field, found) => {
-  if (!absent(value)) rule(value, field, found)
+/** How a rule across fields reports a problem: zod's `ctx.addIssue`, the path one field name. */
+export interface IssueSink {
+  addIssue(issue: {path: [string]; message: string}): void
+}
+/** Where a rule across fields adds its problems, under the object's path. */
+class Issues implements IssueSink {
+  constructor(
+    private readonly found: Found[],
+    private readonly prefix: string,
+  ) {}
+  addIssue(issue: {path: [string]; message: string}): void {
+    this.found.push({field: this.prefix + issue.path[0], message: issue.message, stops: false})
+  }
 }
 
-type Shape = Record<string, Rule>
+/** A rule across fields (zod's superRefine): it sees the body as received, each field of the right type or absent. */
+type Refinement<S extends Shape> = (body: Received<S>, ctx: IssueSink) => void
 
-function object(shape: Shape): Rule {
-  return (value, field, found) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return void found.push({field, message: wrongType('object', value), stops: true})
-    checkShape(shape, value as Record<string, unknown>, `${field}.`, found)
+class ObjectRule<S extends Shape> extends Rule<Infer<S>> {
+  readonly kind = 'object'
+  /** The shape as lists, walked by index: this runs for every field of every call the sandbox answers. */
+  private readonly names: string[]
+  private readonly rules: Field[]
+  constructor(
+    readonly shape: S,
+    /** Runs only when no field has stopped the checks (a wrong type), as zod's superRefine. */
+    readonly refinement?: Refinement<S>,
+  ) {
+    super()
+    this.names = Object.keys(shape)
+    this.rules = this.names.map((name) => shape[name])
   }
+  check(value: unknown, field: string, found: Found[]): void {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return this.wrongType(value, field, found)
+    const start = found.length
+    const prefix = field ? `${field}.` : ''
+    const {names, rules} = this
+    for (let i = 0; i < names.length; i++) {
+      const rule = rules[i]
+      const entry = (value as Record<string, unknown>)[names[i]]
+      rule.check(entry === null || (Array.isArray(entry) && entry.length === 0 && expectsObject(rule)) ? undefined : entry, prefix + names[i], found)
+    }
+    if (this.refinement && !stopsSince(found, start)) this.refinement(value as Received<S>, new Issues(found, prefix))
+  }
+  /** The same fields with some replaced or added, under the same rule across them (zod's safeExtend). */
+  extend<E extends Shape>(shape: E): ObjectRule<Omit<S, keyof E> & E> {
+    return new ObjectRule({...this.shape, ...shape} as Omit<S, keyof E> & E, this.refinement as Refinement<Omit<S, keyof E> & E> | undefined)
+  }
+  superRefine(refinement: Refinement<S>): ObjectRule<S> {
+    return new ObjectRule(this.shape, refinement)
+  }
+}
+
+const expectsObject = (rule: Field) => (rule instanceof Optional ? rule.rule : rule).kind === 'object'
+
+/** zod's builders, with zod's names and parameters: schemas.ts reads as zod schemas do (`rules.string()` for `z.string()`). */
+export const rules = {
+  string: (params?: {error: ErrorText}) => new StringRule(params?.error),
+  number: (params?: {error: ErrorText}) => new NumberRule(params?.error),
+  boolean: (params?: {error: ErrorText}) => new BooleanRule(params?.error),
+  enum: <V extends string>(values: readonly V[], params: {error: ErrorText}) => new EnumRule(values, params.error),
+  array: <T>(item: Rule<T>, params?: {error: ErrorText}) => new ArrayRule(item, params?.error),
+  object: <S extends Shape>(shape: S) => new ObjectRule(shape),
+}
+export type Fields<S extends Shape = Shape> = ObjectRule<S>
+
+/** The problems of a body: each names the field's path the way the spec writes it (`goodsDetail[0].goodsId`). */
+export function checkFields(fields: Fields, body: unknown): FieldProblem[] {
+  const found: Found[] = []
+  fields.check(body, '', found)
+  return found.map(({field, message}) => ({field, message}))
+}
+
+/**
+ * What a body means once absent values are taken out (protocol-notes section 1): SDKs send
+ * unset fields as `null`, and PHP encodes an empty map as `[]`, so a `null` anywhere and an
+ * empty array where an object is expected are absent, never "is required" or a type error.
+ */
+export function dropAbsent(rule: Field | undefined, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value
+  const inner = rule instanceof Optional ? rule.rule : rule
+  if (Array.isArray(value)) {
+    const item = inner instanceof ArrayRule ? (inner.item as Field) : undefined
+    return value.map((entry) => dropAbsent(item, entry))
+  }
+  const shape: Shape = inner instanceof ObjectRule ? inner.shape : {}
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const entry = (value as Record<string, unknown>)[key]
+    if (entry === null || entry === undefined) continue
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined
+    if (Array.isArray(entry) && entry.length === 0 && field && expectsObject(field)) continue
+    out[key] = dropAbsent(field, entry)
+  }
+  return out
 }
 
 // in a u-mode expression a surrogate pair is one code point: only an unpaired half matches
@@ -150,206 +372,3 @@ export function unsendableFields(value: unknown, path: string, found: {field: st
   }
   return found
 }
-
-/** An optional object: PHP's `[]` for an empty map is absent too, where an object is expected (and only there). */
-const optionalObject = (shape: Shape): Rule => {
-  const rule = object(shape)
-  return (value, field, found) => {
-    if (!absent(value) && !(Array.isArray(value) && value.length === 0)) rule(value, field, found)
-  }
-}
-
-function checkShape(shape: Shape, body: Record<string, unknown>, prefix: string, found: Found[]): void {
-  // for-in, not Object.entries: this runs for every field of every call the sandbox answers
-  for (const name in shape) shape[name](body[name], prefix + name, found)
-}
-
-interface FieldRules {
-  shape: Shape
-  /** Rules across fields, run only when no field has a wrong type (as zod does). */
-  across?: (body: Record<string, unknown>, found: FieldProblem[]) => void
-}
-
-export function checkRules(rules: FieldRules, body: Record<string, unknown>): FieldProblem[] {
-  const found: Found[] = []
-  checkShape(rules.shape, body, '', found)
-  const problems = found.map(({field, message}) => ({field, message}))
-  if (rules.across && !found.some((problem) => problem.stops)) rules.across(body, problems)
-  return problems
-}
-
-function oneOf(fields: string[]): FieldRules['across'] {
-  return (body, problems) => {
-    if (fields.some((field) => !absent(body[field]) && body[field] !== '')) return
-    problems.push({field: fields[0], message: `one of ${fields.join(' / ')} is required`})
-  }
-}
-
-const commonShape: Shape = {
-  mchNo: text(32, {min: 1}),
-  appId: optional(text(32)),
-  channelMchNo: optional(text(32)),
-  reqId: text(64, {min: 1}),
-  nonceStr: optional(text(32)),
-  reqTime: gmt8Time,
-  clientIp: optional(text(64)),
-}
-
-const httpUrl = (max: number) => text(max, {also: httpUrlProblem})
-
-function isJson(value: string): boolean {
-  try {
-    JSON.parse(value)
-    return true
-  } catch {
-    return false
-  }
-}
-
-export const payRules: FieldRules = {
-  shape: {
-    ...commonShape,
-    bizOrderNo: text(100, {min: 1}),
-    title: text(100, {min: 1}),
-    description: optional(text(50)),
-    amount: integer(1, MAX_PAY_CENTS),
-    currency: optional(text(8, {also: (value) => (/^[a-z]{3}$/.test(value) ? undefined : 'must be a 3-letter lower-case ISO 4217 code')})),
-    product: optional(text(32)),
-    method: optional(oneOfValues(PAY_METHODS, 'must be a PayMethodEnum value')),
-    capability: optional(text(32)),
-    openId: optional(text(128)),
-    channelAppId: optional(text(128)),
-    authCode: optional(text(128)),
-    limitPay: optional(list(text(32), 10, 'must have at most 10 values')),
-    extraParam: optional(text(2048, {also: (value) => (isJson(value) ? undefined : 'must be JSON text')})),
-    goodsDetail: optional(
-      list(
-        object({
-          goodsId: text(32),
-          goodsName: text(256),
-          quantity: integer(1, 99_999_999),
-          unitPrice: integer(0, MAX_PAY_CENTS),
-          category: optional(text(32)),
-          description: optional(text(1000)),
-          showUrl: optional(text(400)),
-        }),
-        50,
-        'must have at most 50 items',
-      ),
-    ),
-    notifyUrl: optional(httpUrl(200)),
-    returnUrl: optional(httpUrl(200)),
-    attach: optional(text(500)),
-    expiredTime: optional(gmt8Time),
-    terminal: optionalObject({
-        terminalNo: optional(text(32)),
-        storeNo: optional(text(64)),
-        operatorId: optional(text(32)),
-        deviceName: optional(text(64)),
-        deviceIp: optional(text(64)),
-        longitude: optional(plainNumber),
-        latitude: optional(plainNumber),
-      }),
-    allocation: optional(boolean),
-  },
-  across(body, problems) {
-    const method = body.method as string | undefined
-    const authCode = body.authCode as string | undefined
-    if (method?.endsWith('_barcode') && !authCode) problems.push({field: 'authCode', message: `is required for ${method}`})
-    if (authCode && (!method || method.endsWith('_barcode'))) {
-      const wallet = walletFromBarcode(authCode)
-      if (!wallet) {
-        problems.push({field: 'authCode', message: 'must start with a known barcode prefix (10-15 walletA, 25-30 walletB, 62 walletC)'})
-      } else if (method && !method.startsWith(wallet)) {
-        problems.push({field: 'method', message: `contradicts the barcode, which is a ${wallet} code`})
-      }
-    }
-  },
-}
-
-export const queryPayRules: FieldRules = {
-  shape: {...commonShape, orderNo: optional(text(100)), bizOrderNo: optional(text(100))},
-  across: oneOf(['orderNo', 'bizOrderNo']),
-}
-
-export const TRANSFER_CHANNELS = ['walletA', 'walletB', 'walletD'] as const
-export const TRANSFER_PAYEE_TYPES = ['openid', 'user_id', 'open_id', 'login_name', 'phone'] as const
-/** Which payee types each transfer channel takes (spec table). */
-export const PAYEE_TYPES_BY_CHANNEL: Record<(typeof TRANSFER_CHANNELS)[number], readonly string[]> = {
-  walletA: ['openid'],
-  walletB: ['user_id', 'open_id', 'login_name'],
-  walletD: ['openid', 'phone'],
-}
-export const MAX_TRANSFER_CENTS = 10_000_000_000
-
-/** A transfer's own fields (a batch row's), without the common ones. */
-const transferShape: Shape = {
-  channel: oneOfValues(TRANSFER_CHANNELS, `must be one of ${TRANSFER_CHANNELS.join(', ')}`),
-  channelMchNo: text(32, {min: 1}),
-  bizTransferNo: text(100, {min: 1}),
-  amount: integer(1, MAX_TRANSFER_CENTS),
-  title: optional(text(100)),
-  reason: optional(text(200)),
-  payeeType: oneOfValues(TRANSFER_PAYEE_TYPES, `must be one of ${TRANSFER_PAYEE_TYPES.join(', ')}`),
-  payeeAccount: text(100, {min: 1}),
-  payeeName: optional(text(100)),
-  attach: optional(text(500)),
-  notifyUrl: optional(httpUrl(200)),
-  reportInfos: optional(list(object({infoType: text(64, {min: 1}), infoContent: text(1024)}), Number.POSITIVE_INFINITY, '')),
-  transferScene: optional(text(32)),
-}
-
-/** Per-channel rules of the spec: payee types, walletA payee names by amount, scenes. */
-function transferAcross(body: Record<string, unknown>, problems: FieldProblem[]): void {
-  const channel = body.channel as (typeof TRANSFER_CHANNELS)[number] | undefined
-  if (!channel || !PAYEE_TYPES_BY_CHANNEL[channel]) return
-  const payeeType = body.payeeType as string | undefined
-  if (payeeType && !PAYEE_TYPES_BY_CHANNEL[channel].includes(payeeType)) {
-    problems.push({field: 'payeeType', message: `${payeeType} is not taken by ${channel} (use ${PAYEE_TYPES_BY_CHANNEL[channel].join(' or ')})`})
-  }
-  if (channel === 'walletA' && typeof body.amount === 'number') {
-    if (body.amount < 30 && body.payeeName) problems.push({field: 'payeeName', message: 'must be empty for walletA transfers below 0.30 yuan'})
-    if (body.amount >= 200_000 && !body.payeeName) {
-      problems.push({field: 'payeeName', message: 'is required (the payee\'s real name) for walletA transfers of 2000 yuan or more'})
-    }
-  }
-  if (channel === 'walletA' && body.transferScene) {
-    problems.push({field: 'transferScene', message: 'is not sent for walletA (the scene bound in the channel merchant configuration applies)'})
-  }
-}
-
-export const transferRowRules: FieldRules = {shape: transferShape, across: transferAcross}
-
-// the common fields first, channelMchNo where they have it: the schema's order of problems
-export const transferRules: FieldRules = {shape: {...commonShape, ...transferShape}, across: transferAcross}
-
-export const queryTransferRules: FieldRules = {
-  shape: {...commonShape, transferNo: optional(text(100)), bizTransferNo: optional(text(100)), channel: optional(text(32))},
-  across(body, problems) {
-    if (body.transferNo) return
-    if (!body.bizTransferNo) problems.push({field: 'transferNo', message: 'give transferNo, or bizTransferNo with channel'})
-    else if (!body.channel) problems.push({field: 'channel', message: 'is required with bizTransferNo'})
-  },
-}
-
-/** What the pipeline needs of an endpoint: where, how it may be retried, how to check a body. */
-export interface CallEndpoint {
-  path: string
-  /** `create` calls are never resent with a new reqId; `read` calls may be. */
-  kind: 'create' | 'read' | 'action'
-  /** Defaults the server fills before rebuilding the string, so the client must send them. */
-  defaults?: Record<string, unknown>
-  /** The fields the endpoint declares (what the client may send), known without loading zod. */
-  fieldNames: readonly string[]
-  check(body: Record<string, unknown>): FieldProblem[]
-  /** What a success carries in `data`: an object (unset), nothing (close), or anything (a path outside the catalog). */
-  answerData?: 'none' | 'any'
-}
-
-/** The endpoints whose commands load no zod; endpoints.ts adds their zod schemas for the sandbox. */
-export const fastEndpoints = {
-  pay: {path: '/unipay/pay', kind: 'create', fieldNames: Object.keys(payRules.shape), check: (body) => checkRules(payRules, body)},
-  queryPay: {path: '/unipay/query/pay-order', kind: 'read', fieldNames: Object.keys(queryPayRules.shape), check: (body) => checkRules(queryPayRules, body)},
-  transfer: {path: '/unipay/transfer', kind: 'create', fieldNames: Object.keys(transferRules.shape), check: (body) => checkRules(transferRules, body)},
-  queryTransfer: {path: '/unipay/query/transfer-order', kind: 'read', fieldNames: Object.keys(queryTransferRules.shape), check: (body) => checkRules(queryTransferRules, body)},
-} satisfies Record<string, CallEndpoint>

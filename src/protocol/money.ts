@@ -1,5 +1,7 @@
 // Exact conversions between cents (integers) and yuan strings; no floating point on the way.
 export const MAX_PAY_CENTS = 9_999_999_999
+/** A transfer's ceiling in cents (the spec's 100,000,000.00 yuan). */
+export const MAX_TRANSFER_CENTS = 10_000_000_000
 
 export class MoneyFormatError extends Error {}
 

@@ -3,18 +3,15 @@
 import {call, type CallResult, type ClientConfig} from '../client/pipeline.js'
 import type {NormalPayOrderResult, NormalPayResult, PingAnswer, SyncAnswer} from '../protocol/answers.js'
 import {UsageError} from '../errors.js'
-import {fastEndpoints} from '../protocol/field-rules.js'
+import {endpoints} from '../protocol/endpoints.js'
 import {generateBusinessNo, outcomeUnknownHint, type CallOptions} from './call.js'
-
-/** The zod catalog, loaded only by the calls without fast rules (see field-rules.ts). */
-const catalog = async () => (await import('../protocol/endpoints.js')).endpoints
 
 export async function createPayment(client: ClientConfig, fields: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<NormalPayResult>> {
   if (Array.isArray(fields.limitPay) && fields.limitPay.some((value) => value === '')) {
     throw new UsageError('invalid input', [{field: 'limitPay', message: 'an empty value restricts nothing: give a payment type such as no_credit, or leave it out'}])
   }
   const bizOrderNo = fields.bizOrderNo ?? generateBusinessNo('P')
-  return outcomeUnknownHint(call<NormalPayResult>(client, fastEndpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
+  return outcomeUnknownHint(call<NormalPayResult>(client, endpoints.pay, {...fields, bizOrderNo}, options), 'bizOrderNo', bizOrderNo, 'query pay --biz-order-no')
 }
 
 export async function closePayment(
@@ -23,7 +20,7 @@ export async function closePayment(
   useCancel: boolean,
   options: CallOptions = {},
 ): Promise<CallResult<null>> {
-  return call(client, (await catalog()).close, {...ref, useCancel}, options)
+  return call(client, endpoints.close, {...ref, useCancel}, options)
 }
 
 export async function syncPayment(
@@ -31,13 +28,13 @@ export async function syncPayment(
   ref: {orderNo?: string; bizOrderNo?: string; outOrderNo?: string},
   options: CallOptions = {},
 ): Promise<CallResult<SyncAnswer>> {
-  return call(client, (await catalog()).syncPay, ref, options)
+  return call(client, endpoints.syncPay, ref, options)
 }
 
 export async function queryPayment(client: ClientConfig, ref: {orderNo?: string; bizOrderNo?: string}, options: CallOptions = {}): Promise<CallResult<NormalPayOrderResult>> {
-  return call(client, fastEndpoints.queryPay, ref, options)
+  return call(client, endpoints.queryPay, ref, options)
 }
 
 export async function ping(client: ClientConfig, options: CallOptions = {}): Promise<CallResult<PingAnswer>> {
-  return call(client, (await catalog()).ping, {}, options)
+  return call(client, endpoints.ping, {}, options)
 }

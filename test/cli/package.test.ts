@@ -13,7 +13,7 @@ import {sandboxRuntimeFile} from '../../src/protocol/local-sandbox.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // What prepack needs to build the package, and what the package carries: not dist/.
-const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bin', 'docs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'oclif.manifest.json', 'scripts/sort-manifest.mjs']
+const SOURCES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bin', 'docs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'oclif.manifest.json', 'scripts/build.mjs', 'scripts/sort-manifest.mjs']
 // Scripts npm would run on the user's machine at install time.
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare']
 
@@ -93,7 +93,8 @@ afterAll(() => {
 
 describe('the package', () => {
   it('carries the compiled CLI, its manifest, README, LICENSE, CHANGELOG, the guides and every file they link to, and no sources', () => {
-    for (const file of ['bin/run.js', 'dist/commands/pay/create.js', 'dist/sandbox/main.js', 'oclif.manifest.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/commands/pay.md', 'docs/performance.md']) {
+    // a finished build (scripts/build.mjs's stamp): without it bin/run.js would try to build
+    for (const file of ['bin/run.js', 'dist/build-complete', 'dist/commands/pay/create.js', 'dist/sandbox/main.js', 'oclif.manifest.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/commands/pay.md', 'docs/performance.md']) {
       expect(tarballFiles, file).toContain(file)
     }
     for (const file of tarballFiles) expect(file).not.toMatch(/^(src|test|scripts|node_modules)\/|^bin\/dev\.js$|\.ts$/)

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {call, type ClientConfig} from '../../src/client/pipeline.js'
-import {fastEndpoints} from '../../src/protocol/field-rules.js'
+import {endpoints} from '../../src/protocol/endpoints.js'
 import {loadPrivateKey, loadPublicKey} from '../../src/protocol/keys.js'
 import {cli, type Cli} from '../helpers/cli.js'
 import {proxyTo, type Proxy} from '../helpers/proxy.js'
@@ -29,7 +29,7 @@ beforeAll(async () => {
   for (let i = 0; i < 200; i++) {
     if (i % 4 === 0) {
       const bizOrderNo = `PK${process.pid}x${i}`
-      await call(client, fastEndpoints.pay, {bizOrderNo, title: 'Tea', amount: 100 + i, authCode: '134567890123456789'})
+      await call(client, endpoints.pay, {bizOrderNo, title: 'Tea', amount: 100 + i, authCode: '134567890123456789'})
       matching.push(bizOrderNo)
       rows.push(`${bizOrderNo},${100 + i},success`)
     } else rows.push(`P-GONE-${i},${100 + i},success`)

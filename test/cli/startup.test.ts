@@ -87,12 +87,15 @@ const SIGNED_CALL_MODULES = [
   'local-sandbox/start-lock.js',
   'profiles/resolve.js',
   'protocol/diagnose.js',
+  // every endpoint's field rules (no zod: field-rules.ts)
+  'protocol/endpoints.js',
   'protocol/enums.js',
   'protocol/envelope.js',
   'protocol/field-rules.js',
   // what is refused in an answer before any of it is believed (protocol-notes section 1)
   'protocol/foreign-input.js',
   'protocol/local-sandbox.js',
+  'protocol/schemas.js',
   'protocol/time.js',
   'services/call.js',
   'services/pay.js',
@@ -120,6 +123,21 @@ describe('what a run loads', () => {
       expect(found).toContain('lossless-json')
       expect(loaded.filter((entry) => entry.includes(OCLIF_INDEX)), args.join(' ')).toEqual([])
       expect(new Set(ours(loaded)), args.join(' ')).toEqual(new Set([...own, ...SIGNED_CALL_MODULES]))
+    }
+  })
+
+  // every endpoint's rules are checked without zod, not only those of pay create and query pay
+  it('any signed call loads no zod: refund, allocation, transfer, gateway order, or any path', () => {
+    for (const args of [
+      ['refund', 'create', '--biz-order-no', 'B1', '--amount', '1'],
+      ['alloc', '--biz-order-no', 'B1', '--receiver', 'USER_ID:2088:0.01'],
+      ['transfer', '--channel', 'walletB', '--channel-mch-no', 'CM1', '--payee-type', 'user_id', '--payee-account', '2088', '--amount', '1'],
+      ['gateway', 'prepay', '--type', 'cashier', '--title', 'x', '--amount', '1'],
+      ['api', '/unipay/refund', '--data', '{"bizOrderNo":"B1","amount":1}'],
+    ]) {
+      const loaded = loadedBy([...args, '--profile', 'remote', '--dry-run', '--json'])
+      expect(ours(loaded), args.join(' ')).toContain('protocol/field-rules.js')
+      expect(packages(loaded), args.join(' ')).not.toContain('zod')
     }
   })
 

@@ -1,13 +1,13 @@
 // Command tests load the compiled CLI (dist/), not src/: after an edit in src/, a test run on
-// an old dist/ tests the old code and may pass. tsc writes every output on each build, so dist/
-// is current when every source's output is at least as new as the source and as the tsconfig
-// files, and no output is left of a source that is gone (tsc never removes one, and oclif would
-// still find a command in it). Comparing times needs no stamp, so a build by any route counts
-// (`npm run build` in `npm test`, `npm run manifest`), and costs a few milliseconds.
-import {spawn} from 'node:child_process'
-import {existsSync, readdirSync, rmSync, statSync} from 'node:fs'
-import {createRequire} from 'node:module'
+// an old dist/ tests the old code and may pass. A build writes every output, so dist/ is current
+// when it is a finished build (scripts/build.mjs's stamp: bin/run.js would build again without
+// it), every source's output is at least as new as the source and as the tsconfig files, and no
+// output is left of a source that is gone (oclif would still find a command in it). Every route
+// builds with scripts/build.mjs (`npm run build` in `npm test`, `npm run manifest`), and the
+// check costs a few milliseconds.
+import {existsSync, readdirSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
+import {build, STAMP} from '../../scripts/build.mjs'
 
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json']
 
@@ -15,6 +15,7 @@ const CONFIGS = ['tsconfig.json', 'tsconfig.build.json']
 export function staleDist(root: string): string | undefined {
   const src = join(root, 'src')
   if (!existsSync(join(root, 'dist'))) return 'there is no dist/'
+  if (!existsSync(join(root, 'dist', STAMP))) return `dist/ is not a finished build (it has no ${STAMP})`
   let oldestOutput = Infinity
   for (const source of sources(root)) {
     const output = outputOf(root, source)
@@ -34,24 +35,15 @@ export function staleDist(root: string): string | undefined {
 
 /**
  * Builds `root`/dist (as `npm run build` does) when staleDist finds it out of date, saying why.
- * A build with type errors writes nothing (--noEmitOnError) and throws tsc's report, so every
- * run refuses until src/ compiles, rather than the next one testing a half-built dist/.
+ * A build with type errors leaves dist/ as it was and throws tsc's report, so every run refuses
+ * until src/ compiles, rather than the next one testing a half-built dist/.
  */
 export async function ensureFreshDist(root: string, say: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
   const why = staleDist(root)
   if (!why) return
   say(`dist/ is out of date (${why}): building it (npm run build)`)
-  for (const orphan of orphans(root)) rmSync(orphan)
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  const {code, output} = await new Promise<{code: number | null; output: string}>((resolve, reject) => {
-    const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noEmitOnError'], {cwd: root, stdio: ['ignore', 'pipe', 'pipe']})
-    let output = ''
-    child.stdout.on('data', (d) => (output += d))
-    child.stderr.on('data', (d) => (output += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({code, output}))
-  })
-  if (code !== 0) throw new Error(`dist/ is out of date and src/ does not compile (tsc exit ${code}), so the tests would run old code:\n${output}`)
+  const {status, report} = build(root, {output: 'pipe'})
+  if (status !== 0) throw new Error(`dist/ is out of date and src/ does not compile (tsc exit ${status}), so the tests would run old code:\n${report}`)
 }
 
 const sources = (root: string) => files(join(root, 'src')).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))

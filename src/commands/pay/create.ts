@@ -2,7 +2,7 @@ import {join} from 'node:path'
 import {apiFlags, BaseCommand, Flags, type DryRun} from '../../cli/base.js'
 import {amountInCents, readEndpointData, withFlags} from '../../cli/input.js'
 import {PAY_METHODS} from '../../protocol/enums.js'
-import {fastEndpoints} from '../../protocol/field-rules.js'
+import {endpoints} from '../../protocol/endpoints.js'
 import {MAX_PAY_CENTS} from '../../protocol/money.js'
 import {createPayment} from '../../services/pay.js'
 import type {NormalPayResult} from '../../protocol/answers.js'
@@ -49,7 +49,7 @@ export default class PayCreate extends BaseCommand {
 
   async run(): Promise<PayCreateResult> {
     const {flags} = await this.parse(PayCreate)
-    const data = readEndpointData(flags.data, fastEndpoints.pay)
+    const data = readEndpointData(flags.data, endpoints.pay)
     const fields = withFlags(data, {
       bizOrderNo: flags['biz-order-no'],
       title: flags.title,

@@ -1,7 +1,7 @@
 import {apiFlags, BaseCommand, type DryRun, Flags} from '../../cli/base.js'
 import {recordRows} from '../../output/record.js'
 import {renderRecord} from '../../output/table.js'
-import {TRANSFER_CHANNELS} from '../../protocol/field-rules.js'
+import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {syncTransfer} from '../../services/transfer.js'
 import type {SyncAnswer} from '../../protocol/answers.js'
 

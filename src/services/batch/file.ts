@@ -2,8 +2,9 @@
 // (rows and amounts, in all and by channel; each row's bizTransferNo) a run will follow.
 import {createHash} from 'node:crypto'
 import {InterruptedError, UsageError} from '../../errors.js'
-import {MoneyFormatError, yuanToCentsWithin} from '../../protocol/money.js'
-import {checkRules, MAX_TRANSFER_CENTS, unsendableFields, transferRowRules} from '../../protocol/field-rules.js'
+import {MAX_TRANSFER_CENTS, MoneyFormatError, yuanToCentsWithin} from '../../protocol/money.js'
+import {checkFields, unsendableFields} from '../../protocol/field-rules.js'
+import {transferRowFields} from '../../protocol/schemas.js'
 import {counted} from '../../protocol/plural.js'
 import {writeCsv} from '../files/csv-writer.js'
 import {checkReadable, isJsonLines, readHeader, readRows, separatorProblem, unknownColumn as unknownFileColumn, type Header, type RowProblem} from '../files/reader.js'
@@ -124,7 +125,7 @@ export async function validateBatch(
     plan.rows++
     const {fields, problems: own} = rowFields(item.record, defaults)
     // a field with a problem of its own (say, an unparseable amount) is not reported twice
-    const schemaProblems = checkRules(transferRowRules, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
+    const schemaProblems = checkFields(transferRowFields, {bizTransferNo: 'derived', ...fields}).filter((p) => !own.some((o) => o.field === p.field || (o.field === 'yuan' && p.field === 'amount')))
     const found = [...own, ...schemaProblems, ...unsendableFields(fields, '')]
     for (const problem of found) {
       if (problem.field && header.fields.has(problem.field)) continue

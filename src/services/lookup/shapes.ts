@@ -30,7 +30,7 @@
 // but a bizTransferNo without --channel (one per transfer channel, three), and an unknown number
 // is most often the merchant's own (from the shop's back office), so the merchant's numbers come
 // before the platform's of each kind.
-import {TRANSFER_CHANNELS} from '../../protocol/field-rules.js'
+import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {parseGmt8} from '../../protocol/time.js'
 
 /** The numbers an order, or what hangs off it, is known by. */

@@ -4,7 +4,8 @@
 // reader as `transfer batch` reads its file; every row is checked before anything is asked.
 import {closest} from '../../protocol/closest.js'
 import {FUND_STATUS, PAY_STATUS, REFUND_STATUS} from '../../protocol/enums.js'
-import {TRANSFER_CHANNELS, unsendableFields} from '../../protocol/field-rules.js'
+import {unsendableFields} from '../../protocol/field-rules.js'
+import {TRANSFER_CHANNELS} from '../../protocol/schemas.js'
 import {MoneyFormatError, yuanToCents} from '../../protocol/money.js'
 import {separatorProblem, unknownColumn, type Header, type RowProblem} from '../files/reader.js'
 
