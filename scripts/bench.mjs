@@ -6,17 +6,21 @@
 // beside the ratios for reference only: this script never passes or fails on them. It exits
 // non-zero only when the harness itself breaks (a CLI run fails, the sandbox does not start).
 //
-// Usage: node scripts/bench.mjs [--json] [--only=startup,signing,sandbox,batch,hostile,reconcile]
+// Usage: node scripts/bench.mjs [--json] [--only=startup,signing,sandbox,batch,hostile,reconcile] [--against=DIR] [--cpu]
 //   Start-up also runs on Node 24 when `.ci/run` has installed it (`bash .ci/node 24`).
 //   --json adds a one-line JSON summary at the end; --only runs the named parts (batch needs
-//   sandbox for its ratio, and runs it too; reconcile measures its own reference).
+//   sandbox for its ratio, and runs it too; reconcile measures its own reference). --against=DIR
+//   times another build of unipay (a checkout, or a copy of its bin/, dist/, package.json and
+//   node_modules) in the same start-up rounds against the same sandbox: a change's before and
+//   after, measured alike. --cpu times start-up in CPU (perf stat's task-clock of the CLI
+//   process) instead of wall time: on a machine that other jobs load, wall times say little.
 
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {createPrivateKey, createPublicKey, createSign, generateKeyPairSync, randomBytes} from 'node:crypto'
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -27,6 +31,9 @@ const onlyArg = process.argv.find((arg) => arg.startsWith('--only='))
 const only = onlyArg ? onlyArg.slice('--only='.length).split(',') : PARTS
 for (const part of only) if (!PARTS.includes(part)) throw new Error(`--only: ${part} is not one of ${PARTS.join(', ')}`)
 const runs = (part) => only.includes(part) || (part === 'sandbox' && only.includes('batch'))
+const againstArg = process.argv.find((arg) => arg.startsWith('--against='))
+const AGAINST = againstArg ? resolve(againstArg.slice('--against='.length)) : undefined
+const CPU = process.argv.includes('--cpu')
 
 const STARTUP_RUNS = 15
 const STARTUP_WARMUPS = 2
@@ -215,6 +222,12 @@ async function benchStartup(runtime, privateKey) {
   if (other) {
     for (const c of cases.filter((c) => ['node', 'version', 'payCreate'].includes(c.key))) cases.push({...c, node: other, on: 'node24'})
   }
+  if (AGAINST) {
+    const otherBin = join(AGAINST, 'bin', 'run.js')
+    for (const c of cases.filter((c) => ['node', 'version', 'payCreate'].includes(c.key))) {
+      cases.push({...c, argv: c.argv.map((arg) => (arg === BIN ? otherBin : arg)), on: `${c.on}@against`, cwd: AGAINST})
+    }
+  }
   const id = (c) => `${c.on}:${c.key}`
   const times = Object.fromEntries(cases.map((c) => [id(c), []]))
   // Round-robin over the cases, both Nodes in the same rounds, so slow drift (thermal, other
@@ -222,9 +235,10 @@ async function benchStartup(runtime, privateKey) {
   for (let i = 0; i < STARTUP_WARMUPS + STARTUP_RUNS; i++) {
     for (const c of cases) {
       const start = now()
-      const result = spawnSync(c.node, c.argv, {cwd: ROOT, env, encoding: 'utf8', timeout: 60_000})
-      const ms = now() - start
-      if (result.status !== 0) throw new Error(`${c.on} ${c.label} exited ${result.status ?? result.signal}:\n${result.stderr}${result.stdout}`)
+      const [command, args] = CPU ? ['perf', ['stat', '-x,', '-e', 'task-clock', c.node, ...c.argv]] : [c.node, c.argv]
+      const result = spawnSync(command, args, {cwd: c.cwd ?? ROOT, env, encoding: 'utf8', timeout: 60_000})
+      const ms = CPU ? Number(/^([\d.]+),msec,task-clock/m.exec(result.stderr)?.[1]) : now() - start
+      if (result.status !== 0 || Number.isNaN(ms)) throw new Error(`${c.on} ${c.label} exited ${result.status ?? result.signal}:\n${result.stderr}${result.stdout}`)
       if (i >= STARTUP_WARMUPS) times[id(c)].push(ms)
     }
     // Yield to the event loop so a SIGINT handler (cleanup) is not held up by the whole loop.
@@ -232,22 +246,24 @@ async function benchStartup(runtime, privateKey) {
   }
   const ms = Object.fromEntries(cases.map((c) => [id(c), median(times[id(c)])]))
   const nodes = [...new Set(cases.map((c) => c.on))]
-  console.log(`Start-up: median wall time of ${STARTUP_RUNS} runs after ${STARTUP_WARMUPS} warm-ups, ${nodes.join(' and ')} in the same rounds`)
+  const onWidth = Math.max(...nodes.map((on) => on.length)) + 2
+  console.log(`Start-up: median ${CPU ? 'CPU time (task-clock)' : 'wall time'} of ${STARTUP_RUNS} runs after ${STARTUP_WARMUPS} warm-ups, ${nodes.join(' and ')} in the same rounds`)
   for (const c of cases) {
     const ratio = ms[id(c)] / ms[`${c.on}:node`]
     const vs = c.key === 'node' ? 'baseline' : `${fmtRatio(ratio)}x node -e ''`
     const target = c.on === here && TARGET[c.key] ? `target <= ${TARGET[c.key]}x` : ''
-    console.log(`  ${pad(c.on, 8)}${pad(c.label, 20)}${lpad(ms[id(c)].toFixed(0), 6)} ms  ${pad(vs, 20)}${target}`.trimEnd())
+    console.log(`  ${pad(c.on, onWidth)}${pad(c.label, 20)}${lpad(ms[id(c)].toFixed(0), 6)} ms  ${pad(vs, 20)}${target}`.trimEnd())
   }
   if (!other && here !== 'node24') console.log('  node24  not installed (`bash .ci/node 24` installs it): start-up on Node 24 not measured')
+  if (AGAINST) console.log(`  @against: ${AGAINST}`)
   console.log('Start-up ratios (issue #27):')
   const result = {}
   for (const on of nodes) {
     const toVersion = ms[`${on}:payCreate`] / ms[`${on}:version`]
     const toNode = ms[`${on}:version`] / ms[`${on}:node`]
     const target = TARGET.payCreateToVersion[on]
-    console.log(`  ${pad(on, 8)}pay create / --version   ${lpad(toVersion.toFixed(2), 5)}x${target ? `   ${verdict(`start-up, ${on}: pay create / --version`, toVersion, target, true)}` : ''}`)
-    console.log(`  ${pad(on, 8)}--version / node -e ''   ${lpad(toNode.toFixed(2), 5)}x${on === 'node20' ? `   ${verdict(`start-up, ${on}: --version / node -e ''`, toNode, TARGET.version, true)}` : ''}`)
+    console.log(`  ${pad(on, onWidth)}pay create / --version   ${lpad(toVersion.toFixed(2), 5)}x${target ? `   ${verdict(`start-up, ${on}: pay create / --version`, toVersion, target, true)}` : ''}`)
+    console.log(`  ${pad(on, onWidth)}--version / node -e ''   ${lpad(toNode.toFixed(2), 5)}x${on === 'node20' ? `   ${verdict(`start-up, ${on}: --version / node -e ''`, toNode, TARGET.version, true)}` : ''}`)
     const mine = cases.filter((c) => c.on === on)
     result[on] = {
       ms: roundAll(Object.fromEntries(mine.map((c) => [c.key, ms[id(c)]]))),

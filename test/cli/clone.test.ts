@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {privateFolders} from '../helpers/env.js'
+import {waitFor} from '../helpers/sandbox.js'
 import {generateRsaKeyPair} from '../../src/protocol/keys.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -93,6 +94,18 @@ describe('a fresh clone', () => {
     const cut = await killed.done
     expect(cut.signal, cut.stderr).toBe('SIGKILL')
     expect(existsSync(join(dir, 'dist', 'build-complete'))).toBe(false)
+    // the build's own process (a grandchild, named in its folder) is gone once the system has
+    // reaped it, which on a busy machine comes a little after its parent's end: a build still
+    // dying is not one cut off before, and its folder is rightly left to it
+    const gone = (name: string) => {
+      try {
+        process.kill(Number.parseInt(name.slice('dist.partial-'.length), 10), 0)
+        return false
+      } catch {
+        return true
+      }
+    }
+    await waitFor(() => partials(dir).every(gone))
 
     const [first, second] = await Promise.all([start(dir, sign).done, start(dir, sign).done])
     for (const result of [first, second]) {

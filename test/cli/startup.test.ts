@@ -86,6 +86,8 @@ const SIGNED_CALL_MODULES = [
   'local-sandbox/location.js',
   'local-sandbox/start-lock.js',
   'profiles/resolve.js',
+  // the rule for a URL the platform calls (notifyUrl, returnUrl), which the field rules use
+  'protocol/addresses.js',
   'protocol/diagnose.js',
   // every endpoint's field rules (no zod: field-rules.ts)
   'protocol/endpoints.js',
