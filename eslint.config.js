@@ -1,6 +1,8 @@
-// ESLint (flat config): the recommended JavaScript and typescript-eslint rules, without
-// type-aware rules so `npm test` stays fast. Layering is checked by dependency-cruiser
-// (.dependency-cruiser.cjs), not here.
+// ESLint (flat config): the recommended JavaScript and typescript-eslint rules, and for the
+// TypeScript sources and tests the type-aware rules that catch what types alone do not: a
+// promise nobody awaits or one passed where a callback's result is ignored, an assertion that
+// changes nothing, and (in src/) an `any` from JSON.parse or a loose API flowing on unchecked.
+// Layering is checked by dependency-cruiser (.dependency-cruiser.cjs), not here.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
@@ -18,6 +20,26 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true}],
       // best-effort cleanup (stop a sandbox that may be gone) has nothing to do on failure
       'no-empty': ['error', {allowEmptyCatch: true}],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'vitest.config.ts'],
+    languageOptions: {parserOptions: {projectService: {allowDefaultProject: ['vitest.config.ts']}, tsconfigRootDir: import.meta.dirname}},
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
+  {
+    // what comes from outside (JSON.parse, a loose library type) is typed before it is used
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+      '@typescript-eslint/no-unsafe-argument': 'error',
     },
   },
   {

@@ -57,7 +57,7 @@ export const v2OrderFlags = {
 
 /** The order input of create and submit from their flags. */
 export function orderInput(flags: Record<string, unknown>) {
-  const text = (key: string) => (typeof flags[key] === 'string' ? (flags[key] as string) : undefined)
+  const text = (key: string) => (typeof flags[key] === 'string' ? (flags[key]) : undefined)
   return {
     type: text('type'),
     method: text('method'),

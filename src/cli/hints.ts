@@ -59,7 +59,7 @@ export function parseErrorMessage(message: string): string {
 /** The flags of the profile a command ran with, which the commands it suggests need too. */
 export function profileWords(flags: {profile?: string; 'base-url'?: string; 'private-key'?: string; 'platform-public-key'?: string; timeout?: number; verify?: boolean}): string[] {
   const words: string[] = []
-  for (const name of ['profile', 'base-url', 'private-key', 'platform-public-key'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
+  for (const name of ['profile', 'base-url', 'private-key', 'platform-public-key'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name])
   if (flags.timeout !== undefined && flags.timeout !== 15) words.push('--timeout', String(flags.timeout))
   if (flags.verify === false) words.push('--no-verify')
   return words

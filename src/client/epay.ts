@@ -224,7 +224,7 @@ function exactCents(yuan: string): bigint | undefined {
  * sent, money compared in cents, exactly, flat and in `data` (amount in cents there).
  */
 function checkAbout(request: EpayRequest, body: JsonObject): void {
-  const data = body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data) && !isLosslessNumber(body.data) ? (body.data as JsonObject) : {}
+  const data = body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data) && !isLosslessNumber(body.data) ? (body.data) : {}
   for (const [flat, inData] of SUBJECT_FIELDS) {
     const asked = request.params[flat]
     if (asked === undefined) continue
@@ -251,7 +251,7 @@ function signedData(body: JsonObject): JsonValue {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return data ?? null
   const flat = scalarFields(body)
   const vouched = new Set(AGREEMENT.filter(([, flatKey]) => flat[flatKey] !== undefined).map(([dataKey]) => dataKey))
-  return Object.fromEntries(Object.entries(data).filter(([key]) => vouched.has(key))) as JsonObject
+  return Object.fromEntries<JsonValue>(Object.entries(data).filter(([key]) => vouched.has(key)))
 }
 
 /** V2 answer: RSA over the flat scalar fields, sign_type RSA, a fresh timestamp, and data agreeing with the signed fields. */

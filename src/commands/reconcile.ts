@@ -119,6 +119,6 @@ type ReconcileFlags = Parameters<typeof profileWords>[0] & {journal?: string; ou
 function resumeCommand(ledger: string, flags: ReconcileFlags): string {
   const words = ['reconcile', typed(resolve(ledger)), ...profileWords(flags)]
   if (flags.concurrency !== 8) words.push('--concurrency', String(flags.concurrency))
-  for (const name of ['journal', 'out', 'create-time-start', 'create-time-end'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
+  for (const name of ['journal', 'out', 'create-time-start', 'create-time-end'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name])
   return `${commandLine(words)} --resume`
 }

@@ -1,4 +1,3 @@
-import type {KeyObject} from 'node:crypto'
 // Flags from base, not oclif's index (as verify): a signature is a start-up-bound command
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readMd5KeyFile} from '../cli/input.js'
@@ -64,6 +63,6 @@ export default class Sign extends BaseCommand {
   private async privateKey(flags: {'private-key'?: string; profile?: string}) {
     const key = flags['private-key'] ? await readKeyFile(flags['private-key'], 'private', '--private-key') : (await this.resolveProfile(flags)).privateKey
     if (!key) throw new UsageError('no private key: pass --private-key FILE or set one in the profile')
-    return key as KeyObject
+    return key
   }
 }

@@ -1,4 +1,3 @@
-import type {KeyObject} from 'node:crypto'
 import {createPublicKey} from 'node:crypto'
 import {BaseCommand, Flags, profileFlags} from '../cli/base.js'
 import {readJsonData, readKeyFile, readMd5KeyFile, readText} from '../cli/input.js'
@@ -73,7 +72,7 @@ export default class Verify extends BaseCommand {
     let profile: Promise<ResolvedProfile> | undefined
     const resolved = () => (profile ??= this.resolveProfile(flags))
     return {
-      given: flags['public-key'] ? ((await readKeyFile(flags['public-key'], 'public', '--public-key')) as KeyObject) : undefined,
+      given: flags['public-key'] ? ((await readKeyFile(flags['public-key'], 'public', '--public-key'))) : undefined,
       profile: async () => {
         if (!useProfile) return {}
         const {privateKey, platformKey} = await resolved()

@@ -61,7 +61,7 @@ export const isTime = (cell: Cell | undefined): cell is Glossed => typeof cell =
 export function display(value: unknown): string {
   if (value === undefined || value === null) return ''
   if (typeof value === 'object') {
-    if ('value' in (value as object) && typeof (value as {value: unknown}).value === 'string') return (value as {value: string}).value
+    if ('value' in (value) && typeof (value).value === 'string') return (value as {value: string}).value
     return JSON.stringify(value)
   }
   return String(value)

@@ -142,8 +142,8 @@ export async function resolveProfile(input: ResolveInput): Promise<ResolvedProfi
     environment: settings.environment,
     settings,
     sources,
-    privateKey: privateKey as KeyObject | undefined,
-    platformKey: platformKey as KeyObject | undefined,
+    privateKey: privateKey,
+    platformKey: platformKey,
     warnings,
     sandbox,
   }

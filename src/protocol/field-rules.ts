@@ -284,10 +284,12 @@ class ObjectRule<S extends Shape> extends Rule<Infer<S>> {
       const entry = (value as Record<string, unknown>)[names[i]]
       rule.check(entry === null || (Array.isArray(entry) && entry.length === 0 && expectsObject(rule)) ? undefined : entry, prefix + names[i], found)
     }
-    if (this.refinement && !stopsSince(found, start)) this.refinement(value as Received<S>, new Issues(found, prefix))
+    if (this.refinement && !stopsSince(found, start)) this.refinement(value, new Issues(found, prefix))
   }
   /** The same fields with some replaced or added, under the same rule across them (zod's safeExtend). */
   extend<E extends Shape>(shape: E): ObjectRule<Omit<S, keyof E> & E> {
+    // the assertions pick the type the new rule is made for (the rule sees an unasserted one as unnecessary)
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     return new ObjectRule({...this.shape, ...shape} as Omit<S, keyof E> & E, this.refinement as Refinement<Omit<S, keyof E> & E> | undefined)
   }
   superRefine(refinement: Refinement<S>): ObjectRule<S> {
@@ -327,7 +329,7 @@ export function dropAbsent(rule: Field | undefined, value: unknown): unknown {
     const item = inner instanceof ArrayRule ? (inner.item as Field) : undefined
     return value.map((entry) => dropAbsent(item, entry))
   }
-  const shape: Shape = inner instanceof ObjectRule ? inner.shape : {}
+  const shape: Shape = inner instanceof ObjectRule ? (inner as ObjectRule<Shape>).shape : {}
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
     const entry = (value as Record<string, unknown>)[key]

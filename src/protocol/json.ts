@@ -327,7 +327,7 @@ export function parseJsonObject(text: string, tell?: JsonReader): JsonObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || isLosslessNumber(value)) {
     throw new JsonSyntaxError('expected a JSON object')
   }
-  return value as JsonObject
+  return value
 }
 
 /** Serialises values that may hold LosslessNumbers, numbers printed exactly as parsed. */

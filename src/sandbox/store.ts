@@ -71,7 +71,7 @@ export class Store {
           if (!line) return
           let entry: {c: string; k: string; v: unknown}
           try {
-            entry = JSON.parse(line)
+            entry = JSON.parse(line) as {c: string; k: string; v: unknown}
           } catch {
             this.log(`journal ${this.file}: skipped unreadable line ${index + 1} (${line.length} characters)`)
             return
@@ -207,7 +207,7 @@ export class Store {
 
   private collection(name: string): Collection {
     let collection = this.collections.get(name)
-    if (!collection) this.collections.set(name, (collection = new Map()))
+    if (!collection) this.collections.set(name, (collection = new Map<string, unknown>()))
     return collection
   }
 

@@ -291,8 +291,8 @@ function background(command: string, options: {cwd: string; env: NodeJS.ProcessE
   // variables set for the command go before exec, which then passes them on
   const child = spawn('bash', ['-c', command.replace(/^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)/, '$1exec ')], {...options, stdio: ['ignore', 'pipe', 'pipe']})
   let output = ''
-  child.stdout!.on('data', (d) => (output += d))
-  child.stderr!.on('data', (d) => (output += d))
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
   return {child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code)))}
 }
 

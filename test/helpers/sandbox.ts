@@ -179,7 +179,7 @@ export async function callbackReceiver(): Promise<Receiver> {
         server.closeAllConnections()
         server.close(() => resolve())
       }),
-  } as Receiver
+  }
 }
 
 /** A callback receiver for the tests of a file (or of a describe block), closed after them; read as useTestSandbox's. */

@@ -159,7 +159,7 @@ describe('a number built to cost', () => {
     ['1e- and a 400-digit exponent', `1e-${'9'.repeat(400)}`, Number.POSITIVE_INFINITY],
   ])('%s: the length written out is found without writing it', async (_, literal, length) => {
     const {plainNumberLength} = await import('../../src/protocol/canonical.js')
-    expect(plainNumberLength(literal as string)).toBe(length)
+    expect(plainNumberLength(literal)).toBe(length)
   })
 
   it('formats up to 100 characters and refuses beyond, in linear time', async () => {

@@ -54,7 +54,7 @@ function toZod(rule: RuleData): z.ZodType {
   for (const check of rule.checks) {
     const bounded = schema as unknown as Bounded
     if (check.kind === 'int') schema = bounded.int(check.message)
-    else if (check.kind === 'refine') schema = schema.refine(check.test as (value: unknown) => boolean, typeof check.message === 'function' ? {error: check.message as (issue: {input: unknown}) => string} : check.message)
+    else if (check.kind === 'refine') schema = schema.refine(check.test as (value: unknown) => boolean, typeof check.message === 'function' ? {error: check.message} : check.message)
     else if (check.kind === 'maxLength' || check.kind === 'max') schema = bounded.max(check.limit, check.message)
     else schema = bounded.min(check.limit, check.message)
   }

@@ -11,7 +11,7 @@ const t = useTestSandbox()
 /** A control call with the secret and a JSON content type, the body sent as these exact bytes. */
 async function controlRaw(method: string, path: string, body?: string, headers = controlHeaders(t.sandbox.runtime)) {
   const response = await fetch(`${t.sandbox.url}/_sandbox/${path}`, {method, headers, body})
-  return {status: response.status, body: (await response.json()) as unknown}
+  return {status: response.status, body: (await response.json())}
 }
 
 const clockOffset = async () => ((await controlRaw('GET', 'clock')).body as {offsetMs: number}).offsetMs

@@ -187,7 +187,7 @@ function jobWords(flags: BatchFlags): string[] {
   const words: string[] = []
   if (flags.concurrency !== 8) words.push('--concurrency', String(flags.concurrency))
   if (flags.wait !== undefined) words.push('--wait', flags.wait)
-  for (const name of ['channel', 'channel-mch-no', 'title', 'notify-url'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name]!)
+  for (const name of ['channel', 'channel-mch-no', 'title', 'notify-url'] as const) if (flags[name] !== undefined) words.push(`--${name}`, flags[name])
   if (flags.yes) words.push('--yes')
   return words
 }

@@ -3,7 +3,7 @@
 // client's words, and the JSON answer (V1 unsigned with code 1/-1, V2 signed with code 0).
 import type {KeyObject} from 'node:crypto'
 import {EPAY_WALLET_WORDS, EPAY_WALLETS, epayMoneyToCents, type EpayMode, type EpayVersion} from '../../protocol/epay-api.js'
-import {signRsa, type Md5KeyForm} from '../../protocol/epay.js'
+import {signRsa, type EpayParams, type Md5KeyForm} from '../../protocol/epay.js'
 import {loadPublicKey} from '../../protocol/keys.js'
 import {centsToYuan, MoneyFormatError} from '../../protocol/money.js'
 import type {FieldProblem} from '../../protocol/schemas.js'
@@ -187,7 +187,7 @@ export function answer(ctx: EpayContext, version: EpayVersion, failure: {code: n
   if (version === 'v2') {
     body.timestamp = String(ctx.realSeconds())
     body.sign_type = 'RSA'
-    body.sign = signRsa(JSON.parse(JSON.stringify(body)), ctx.platformKey)
+    body.sign = signRsa(JSON.parse(JSON.stringify(body)) as EpayParams, ctx.platformKey)
   }
   return jsonAnswer(200, body)
 }

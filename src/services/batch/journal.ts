@@ -116,7 +116,7 @@ export async function readJournal(journal: string, keep = true): Promise<Journal
   for await (const line of createInterface({input: createReadStream(journal), crlfDelay: Infinity})) {
     let entry: JournalEntry
     try {
-      entry = JSON.parse(line)
+      entry = JSON.parse(line) as JournalEntry
     } catch {
       continue // a line torn by a kill mid-write: its row is treated as unresolved
     }

@@ -213,12 +213,12 @@ function about(callback: Notification, numbers: Set<string>, mchNo: string | und
   }
   let body: {mchNo?: unknown; data?: Record<string, unknown>}
   try {
-    body = JSON.parse(callback.body)
+    body = JSON.parse(callback.body) as {mchNo?: unknown; data?: Record<string, unknown>}
   } catch {
     return false
   }
   if (mchNo && body.mchNo !== mchNo) return false
-  return ['orderNo', 'tradeNo', 'bizOrderNo', 'refundNo', 'transferNo', 'allocNo'].some((field) => typeof body.data?.[field] === 'string' && numbers.has(body.data[field] as string))
+  return ['orderNo', 'tradeNo', 'bizOrderNo', 'refundNo', 'transferNo', 'allocNo'].some((field) => typeof body.data?.[field] === 'string' && numbers.has(body.data[field]))
 }
 
 /** On the local sandbox: the callbacks sent for the story's records, and its clock (for an order still in progress). */
