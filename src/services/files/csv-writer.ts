@@ -27,12 +27,19 @@ export async function writeCsv(outFile: string, columns: string[], rows: AsyncIt
   const inPlace = !isRegularOrMissing(outFile)
   const path = inPlace ? outFile : join(dirname(outFile), `.${basename(outFile)}.${randomBytes(4).toString('hex')}.tmp`)
   try {
+    let failed: unknown
     const done = new Promise<void>((resolve, reject) => {
       const file = createWriteStream(path, inPlace ? {flags: 'w'} : {flags: 'wx', mode: 0o600})
-      file.on('error', reject)
+      file.on('error', (error) => reject((failed = error)))
       out.pipe(file).on('finish', () => resolve())
     })
-    for await (const row of rows) if (!out.write(row)) await Promise.race([new Promise((resolve) => out.once('drain', resolve)), done])
+    // a file that fails while the rows are still read (its folder removed) ends the loop below:
+    // the failure is thrown there, never left as a rejection nobody awaits (Node ends on those)
+    done.catch(() => {})
+    for await (const row of rows) {
+      if (failed) throw failed
+      if (!out.write(row)) await Promise.race([new Promise((resolve) => out.once('drain', resolve)), done])
+    }
     out.end()
     await done
     if (!inPlace) renameSync(path, outFile)
