@@ -233,6 +233,37 @@ describe('what matches nothing, or two things', () => {
   })
 })
 
+describe('a bizRefundNo two orders hold', () => {
+  it('shows both refunds, each with its order (the management API tells them apart); without a session, the platform\'s words and the login (exit 1), never "nothing has the number"', async () => {
+    const shared = `DUP-R-${Date.now()}`
+    const [one, two] = [await paidOrder(), await paidOrder()]
+    await slowRefund(one, '5', '--biz-refund-no', shared)
+    await slowRefund(two, '6', '--biz-refund-no', shared)
+    const found = await lookup(shared)
+    expect(found.code, found.stderr).toBe(0)
+    const matched = found.story!.matched.map((match) => found.story!.records[match.record])
+    // in the management API's order (newest first): compared by amount
+    expect(matched.map((record) => [record.kind, record.state, record.data.tradeNo, record.data.amount]).sort((a, b) => Number(a[3]) - Number(b[3]))).toEqual([
+      ['refund', 'verified', one.tradeNo, 5],
+      ['refund', 'verified', two.tradeNo, 6],
+    ])
+    expect(found.story!.matched.map((match) => match.kind)).toEqual(['bizRefundNo', 'bizRefundNo'])
+    expect(found.story!.records.filter((record) => record.kind === 'payment').map((record) => record.data.tradeNo).sort()).toEqual([one.tradeNo, two.tradeNo].sort())
+
+    expect((await c.run(['mch', 'logout'])).code).toBe(0)
+    try {
+      const alone = await c.run(['lookup', shared])
+      expect(alone.code).toBe(1)
+      expect(alone.stderr).not.toContain('nothing')
+      expect(alone.stderr).not.toContain('no order, refund, transfer or split has')
+      expect(alone.stderr).toContain(`platform error 10506: bizRefundNo ${shared} is used on 2 orders`)
+      expect(alone.stderr).toContain(`several orders hold refund ${shared}: log in for lookup to show each (unipay mch login --account ACCOUNT`)
+    } finally {
+      expect((await c.run(['mch', 'login', '--account', 'ops', '--password-stdin'], {input: 'pa55word\n'})).code).toBe(0)
+    }
+  })
+})
+
 describe('exit codes and bad input', () => {
   it('3 when an answer shown failed verification: shown, marked, with the key that checked it', async () => {
     const order = await paidOrder()

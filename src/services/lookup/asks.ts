@@ -41,8 +41,12 @@ export interface AskContext {
   where: {home: string; env: NodeJS.ProcessEnv}
 }
 
-/** Found (with what to warn of); not there (the platform's words); or an answer that cannot be believed either way. */
-export type Outcome = {found: Answered; warning?: string} | {missing: string} | {unbelievable: string}
+/**
+ * Found (with what to warn of); not there (the platform's words); an answer that cannot be
+ * believed either way; or a bizRefundNo several orders hold (the platform's words), which the
+ * signed query cannot tell apart.
+ */
+export type Outcome = {found: Answered; warning?: string} | {missing: string} | {unbelievable: string} | {several: PlatformError}
 
 const PATHS = {
   pay: '/unipay/query/pay-order',
@@ -93,6 +97,8 @@ export async function ask(on: AskContext, which: Ask, number: string): Promise<O
       if (body && resultCode(body) === 0 && isObject(body.data)) return {found: {state: 'failed verification', source, data: body.data, problem: error.message}}
       return {unbelievable: error.message}
     }
+    // a bizRefundNo that passed the field rules is refused only for being on several orders (notes §4)
+    if (error instanceof PlatformError && error.code === NOT_THIS_KIND && which.query === 'refund' && which.field === 'bizRefundNo') return {several: error}
     if (error instanceof PlatformError && (NOT_FOUND.has(error.code) || error.code === NOT_THIS_KIND)) return {missing: `${error.platformMessage} (${error.code})`}
     // a number too long for this field: it cannot be one of these
     if (error instanceof UsageError) return {missing: error.problems.map((p) => `${p.field} ${p.message}`).join('; ') || error.message}

@@ -4,12 +4,12 @@
 // split belongs to, and on the local sandbox every callback sent for them. Built from the query
 // services and the management client; returns the story, never prints.
 import {SessionError, type ManagementConfig} from '../../client/management.js'
-import {NotFoundError, SignatureError, UnipayError, UsageError} from '../../errors.js'
+import {NotFoundError, PlatformError, SignatureError, UnipayError, UsageError} from '../../errors.js'
 import {controlCall} from '../../local-sandbox/control.js'
 import type {JsonObject} from '../../protocol/json.js'
 import type {Notification} from '../../protocol/notifications.js'
 import {parseGmt8} from '../../protocol/time.js'
-import {allRefunds} from '../mch.js'
+import {allRefunds, exactRefunds} from '../mch.js'
 import {ask, describeAsk, type Answered, type AskContext, type Outcome} from './asks.js'
 import {text, type RecordKind, type StoryRecord} from './record.js'
 import {asksFor, isDirectPayment, type Ask, type NumberKind} from './shapes.js'
@@ -114,7 +114,7 @@ class Builder {
       this.story.unbelievable.push(`${describeAsk(which)} ${number}: ${outcome.unbelievable}`)
       return undefined
     }
-    if ('missing' in outcome) return undefined
+    if ('missing' in outcome || 'several' in outcome) return undefined
     if (outcome.warning) this.warn(outcome.warning)
     return this.story.records[this.add(RECORD_OF[which.query], outcome.found)]
   }
@@ -131,6 +131,7 @@ async function match(b: Builder): Promise<void> {
       const kind = matchedKind(which, outcome.found.data, story.number)
       story.matched.push({kind, record: b.add(RECORD_OF[which.query], outcome.found, kind)})
     } else if ('missing' in outcome) story.tried.push(`${describeAsk(which)}: ${outcome.missing}`)
+    else if ('several' in outcome) await severalRefunds(b, which, outcome.several)
     else {
       story.tried.push(`${describeAsk(which)}: the answer failed verification`)
       story.unbelievable.push(`${describeAsk(which)} ${story.number}: ${outcome.unbelievable}`)
@@ -146,13 +147,47 @@ async function match(b: Builder): Promise<void> {
   throw error
 }
 
+/**
+ * A bizRefundNo that several orders hold: each of its refunds, found by the management API
+ * (exact matches of every page) and then asked of the signed API by its refundNo, as matches.
+ * Without a session they cannot be told apart: said, with the login that tells them, never
+ * "nothing has the number".
+ */
+async function severalRefunds(b: Builder, which: Ask, refused: PlatformError): Promise<void> {
+  const {story} = b
+  const config = managementConfig(b)
+  const login = b.options.command(['mch', 'login', '--account', 'ACCOUNT'], true)
+  if (!config.token) {
+    refused.hint = `several orders hold refund ${story.number}: log in for lookup to show each (${login}), or look up its order's number`
+    throw refused
+  }
+  let refunds
+  try {
+    refunds = await exactRefunds(config, {bizRefundNo: story.number})
+  } catch (error) {
+    if (!(error instanceof UnipayError)) throw error
+    refused.hint = `several orders hold refund ${story.number}, and the management API that tells them apart did not answer: ${error.message}`
+    throw refused
+  }
+  for (const refund of refunds) {
+    const record = await b.related(`refund ${text(refund.refundNo)}`, {query: 'refund', field: 'refundNo'}, text(refund.refundNo))
+    if (record) story.matched.push({kind: which.field as NumberKind, record: story.records.indexOf(record)})
+  }
+  if (refunds.length === 0) story.tried.push(`${describeAsk(which)}: ${refused.platformMessage} (${refused.code}), and the management API lists none of them`)
+}
+
+/** The management API as the profile reaches it (a token only with a `mch login` session). */
+function managementConfig(b: Builder): ManagementConfig {
+  const {client, profile} = b.deps.context
+  return {baseUrl: client.baseUrl, token: profile.settings.token, debug: client.debug, timeoutMs: client.timeoutMs}
+}
+
 /** A payment order's refunds (the management API: its filters match by substring, so every page, exact matches only). */
 async function refundsOf(b: Builder, payment: StoryRecord): Promise<void> {
   const status = text(payment.data.status)
   // refunds need a paid order (notes §4); an order never paid has none to ask for
   if (['wait', 'progress', 'processing', 'init', 'close', 'cancel', 'fail', 'timeout'].includes(status)) return
-  const {client, profile} = b.deps.context
-  const config: ManagementConfig = {baseUrl: client.baseUrl, token: profile.settings.token, debug: client.debug, timeoutMs: client.timeoutMs}
+  const config = managementConfig(b)
   const login = b.options.command(['mch', 'login', '--account', 'ACCOUNT'], true)
   if (!config.token) return b.warn(`refunds not shown, no session: ${login}`)
   const tradeNo = text(payment.data.tradeNo)
