@@ -307,6 +307,20 @@ describe('reconcile with a management session', () => {
     expect(asked().some((r) => r.path.startsWith('/mch/order/refund/page') && r.path.includes(`bizOrderNo=${n.E}&`))).toBe(true)
   })
 
+  it('a shared bizRefundNo given its bizOrderNo is told apart whenever a session is there, with no refunded column and no window', async () => {
+    const file = ledger(['bizRefundNo,bizOrderNo,amount,status', `${n.shared},${n.E},100,success`, `${n.shared},${n.B},100,success`, `${n.shared},,100,success`, ''].join('\n'))
+    const run = await c.run(['reconcile', file, ...via()])
+    expect(run.code, run.stderr).toBe(5)
+    // printed as found: in line order here
+    const found = differences(run.stdout).sort((a, b) => Number(a.line) - Number(b.line))
+    expect(found.map((d) => [d.line, d.difference])).toEqual([
+      ['3', 'missing on platform'],
+      ['4', 'ambiguous'],
+    ])
+    expect(found[1].message).toContain('give the row its bizOrderNo')
+    expect(run.stdout + run.stderr).not.toContain('mch login')
+  })
+
   it('the window needs both ends, each a GMT+8 time, the start not after the end (exit 2, nothing asked)', async () => {
     const file = ledger(`bizOrderNo,amount,status\n${n.B},800,success\n`)
     const one = await c.run(['reconcile', file, ...via(), '--create-time-start', '2026-01-01 00:00:00'])

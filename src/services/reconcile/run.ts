@@ -3,7 +3,7 @@
 // other direction (the refunds of a window the ledger does not hold), then --out from the journal.
 import type {ManagementConfig} from '../../client/management.js'
 import type {ClientConfig} from '../../client/pipeline.js'
-import {InterruptedError, LocalWriteError, TransportError, UsageError} from '../../errors.js'
+import {InterruptedError, LocalWriteError, PlatformError, TransportError, UsageError} from '../../errors.js'
 import type {RefundRecord} from '../../protocol/answers.js'
 import {toPlain} from '../../protocol/json.js'
 import {counted} from '../../protocol/plural.js'
@@ -111,12 +111,24 @@ export async function reconcile(options: RunOptions): Promise<Summary> {
     const prior = await priorRun(journal, plan.fileSha256, {ledger: options.name, resume: options.resume, window: options.window})
     if (prior.note) options.onNotice?.(prior.note)
     stopIfInterrupted(signal)
-    const connected = await options.connect(management)
+    // refund rows that give their bizOrderNo tell a refund number several orders hold apart
+    // through the management API: used whenever a session is there, needed only as above
+    const helpful = !management && plan.byKind.refund.rows > 0 && options.hasSession()
+    const connected = await options.connect(management || helpful)
     stopIfInterrupted(signal)
     checkKeys(connected.client)
     checkSamePlatform(prior.state.start, connected.client, journal, 'the reconciliation')
     // a session that has ended shows now, before any row is asked (the call refuses it: exit 1)
-    if (connected.management) await refundPages(connected.management, {}, 1).next()
+    if (connected.management && management) await refundPages(connected.management, {}, 1).next()
+    else if (connected.management) {
+      try {
+        await refundPages(connected.management, {}, 1).next()
+      } catch (error) {
+        if (!(error instanceof PlatformError || error instanceof TransportError)) throw error
+        options.onNotice?.(`the management API did not answer the session (${error.message}): a refund number several orders hold stays ambiguous; unipay mch login tells them apart`)
+        connected.management = undefined
+      }
+    }
     return await withKeepAlive(connected.client, (client) => walk(options, checked, {client, management: connected.management}, prior.state))
   } finally {
     lock.release()
