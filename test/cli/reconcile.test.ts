@@ -176,6 +176,8 @@ describe('reconcile: bad ledgers', () => {
         ',,BT2,walletZ,,100,success,',
         ',RF2,,,,100,processing,',
         'P3,,,,,100,success,x',
+        // a payment's number is its bizOrderNo: its problem is said once
+        '"P4\nx",,,,,100,success,',
         '',
       ].join('\n'),
     )
@@ -190,8 +192,9 @@ describe('reconcile: bad ledgers', () => {
       'line 5: both bizRefundNo and bizTransferNo: a kind column (pay, refund, transfer) says which record the row is',
       'line 6: channel: "walletZ" is not one of walletA, walletB, walletD',
       'line 7: status: "processing" is not a refund status: one of progress, success, fail, close',
+      'line 9: bizOrderNo: must not contain control characters',
     ])
-    expect(run.stderr).toContain(`8 problems in ${file}: nothing was asked`)
+    expect(run.stderr).toContain(`9 problems in ${file}: nothing was asked`)
     expect(run.stderr).not.toContain('POST')
     expect(proxy.received).toEqual([])
   })

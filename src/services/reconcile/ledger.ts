@@ -145,7 +145,8 @@ export function ledgerRow(record: Record<string, unknown>, index: number, line: 
   const numberColumn = NUMBER_COLUMN[kind]
   const number = values[numberColumn]
   if (number === undefined) problems.push({field: numberColumn, message: `is required for a ${KIND_NAMES[kind]}`})
-  for (const column of [numberColumn, 'bizOrderNo'] as const) {
+  // a payment's number is its bizOrderNo: checked once
+  for (const column of new Set([numberColumn, 'bizOrderNo'] as const)) {
     const text = values[column]
     if (text === undefined) continue
     if (text.length > MAX_NUMBER) problems.push({field: column, message: `must be at most ${MAX_NUMBER} characters`})
