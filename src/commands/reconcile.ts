@@ -36,7 +36,8 @@ Differences are printed as they are found (a table on a terminal, tab-separated 
     concurrency: Flags.integer({description: 'rows asked at once', min: 1, max: 64, default: 8}),
     resume: Flags.boolean({description: 'go on with the run the journal records, without asking again about the rows it compared'}),
     journal: Flags.string({description: 'the journal (default: LEDGER.reconcile-journal)'}),
-    out: Flags.string({description: `write every difference as CSV (${DIFFERENCE_COLUMNS.join(', ')})`}),
+    // a dry run compares nothing: it has no differences to write
+    out: Flags.string({description: `write every difference as CSV (${DIFFERENCE_COLUMNS.join(', ')})`, exclusive: ['dry-run']}),
     'create-time-start': Flags.string({description: 'with --create-time-end: refunds the platform created from this time ("yyyy-MM-dd HH:mm:ss", GMT+8) that the ledger does not hold', dependsOn: ['create-time-end']}),
     'create-time-end': Flags.string({description: 'the window\'s end ("yyyy-MM-dd HH:mm:ss", GMT+8, included)', dependsOn: ['create-time-start']}),
   }

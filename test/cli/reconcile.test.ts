@@ -152,6 +152,12 @@ describe('reconcile: a ledger that matches', () => {
     expect(run.code).toBe(0)
     expect(run.stderr).toContain(': 3 rows, 2 payments (¥25.00), 1 refund (¥3.00); 1 row repeats an earlier row\'s number; every row is valid, nothing was asked')
     expect(proxy.received).toEqual([])
+    // it compares nothing, so it has no differences to write: --out beside it is refused, not ignored
+    const out = join(c.dir, 'dry-differences.csv')
+    const refused = await c.run(['reconcile', file, ...via(), '--dry-run', '--out', out])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--dry-run')
+    expect(existsSync(out)).toBe(false)
   })
 
   it('a JSON-lines ledger: the kind comes from the number each line gives', async () => {
