@@ -171,7 +171,7 @@ async function severalRefunds(b: Builder, which: Ask, refused: PlatformError): P
   }
   for (const refund of refunds) {
     const record = await b.related(`refund ${text(refund.refundNo)}`, {query: 'refund', field: 'refundNo'}, text(refund.refundNo))
-    if (record) story.matched.push({kind: which.field as NumberKind, record: story.records.indexOf(record)})
+    if (record) story.matched.push({kind: which.field, record: story.records.indexOf(record)})
   }
   if (refunds.length === 0) story.tried.push(`${describeAsk(which)}: ${refused.platformMessage} (${refused.code}), and the management API lists none of them`)
 }
