@@ -9,7 +9,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import type {ManagementConfig} from '../client/management.js'
 import type {ClientConfig, SignedRequest} from '../client/pipeline.js'
 import type {UnsignedRequest} from '../client/unsigned.js'
-import {BUG_HINT, EXIT_BUG, InterruptedError, isKeyMismatch, UnipayError, UsageError} from '../errors.js'
+import {BUG_HINT, EXIT_BUG, InterruptedError, isKeyMismatch, NotFoundError, UnipayError, UsageError} from '../errors.js'
 import {printableIo, processSink, type Io, type Sink} from '../output/io.js'
 import {stringifyJson, toPlain, type JsonObject, type JsonValue} from '../protocol/json.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
@@ -315,7 +315,7 @@ export abstract class BaseCommand extends Command {
     this.parsed = true
     if (exitCode === 0) return
     const flagged = known && error instanceof UsageError ? this.describeProblems(error) : []
-    if (known && this.resolved && (!error.hint || isKeyMismatch(error))) {
+    if (known && this.resolved && (!error.hint || isKeyMismatch(error) || error instanceof NotFoundError)) {
       // an answer that does not verify: the key in force first, before any step of the command's own
       const {settingsHint} = await import('./hints.js')
       const settings = settingsHint(error, this.resolved)

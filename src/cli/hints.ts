@@ -1,6 +1,6 @@
 // Next steps for errors that depend on the settings in force: which key verified (and where
 // the right one comes from), which profile and address were asked.
-import {isKeyMismatch, PlatformError, type UnipayError} from '../errors.js'
+import {isKeyMismatch, NotFoundError, PlatformError, type UnipayError} from '../errors.js'
 import {keyFingerprint} from '../protocol/keys.js'
 import type {ResolvedProfile, Source} from '../profiles/resolve.js'
 
@@ -34,6 +34,8 @@ export function settingsHint(error: UnipayError, profile: ResolvedProfile): stri
   if (error instanceof PlatformError && error.code === TRADE_NOT_FOUND) {
     return `asked ${where}: the order may be on another platform or under another merchant; --profile NAME asks another`
   }
+  // nothing had the number (lookup): where it was asked, before what was tried
+  if (error instanceof NotFoundError) return `asked ${where}; --profile NAME asks another`
   return undefined
 }
 

@@ -204,6 +204,8 @@ describe('what matches nothing, or two things', () => {
     const {code, stderr, calls} = await lookup('NO-SUCH-NUMBER-1')
     expect(code).toBe(1)
     expect(stderr).toContain('Error: no order, refund, transfer or split has the number NO-SUCH-NUMBER-1')
+    // where it was asked, as a query's "not found" says it
+    expect(stderr).toMatch(/asked profile \S+ \(mchNo M\d+\) at http:\/\/127\.0\.0\.1:\d+; --profile NAME asks another\ntried:\n/)
     expect(stderr).toContain('  query pay --biz-order-no: trade not found (20041)')
     expect(stderr).toContain('  query transfer --biz-transfer-no --channel walletD: transfer not found (20041)')
     expect(calls).toHaveLength(12)
