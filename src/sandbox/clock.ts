@@ -31,7 +31,9 @@ export class SandboxClock {
 
   /** How far it is ahead of the real clock (behind, once paused for longer than it was moved). */
   aheadMs(): number {
-    return this.now().getTime() - this.realNow().getTime()
+    // one reading of the real clock: two could straddle a millisecond and say -1 for 0
+    const real = this.realNow().getTime()
+    return (this.pausedAt ?? real + this.offsetMs) - real
   }
 
   paused(): boolean {
