@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readHeader, readRows, type FileRow, type RowProblem} from '../../src/services/files/reader.js'
-import {CsvSplitter, MAX_RECORD_CHARS} from '../../src/services/files/split.js'
+import {CsvSplitter, LineSplitter, MAX_RECORD_CHARS} from '../../src/services/files/split.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'unipay-reader-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -83,6 +83,41 @@ describe('the CSV splitter', () => {
     expect(() => {
       for (let held = 0; held <= MAX_RECORD_CHARS + piece.length; held += piece.length) splitter.push(piece)
     }).toThrow(`a record over ${MAX_RECORD_CHARS} characters (an unclosed quote?)`)
+  })
+})
+
+describe('the JSON-lines splitter', () => {
+  /** The records of text fed `step` characters at a time. */
+  function lines(text: string, step: number): unknown[] {
+    const splitter = new LineSplitter()
+    const out: unknown[] = []
+    try {
+      for (let at = 0; at < text.length; at += step) out.push(...splitter.push(text.slice(at, at + step)))
+      out.push(...splitter.end())
+    } catch (error) {
+      out.push({error: (error as Error).message, line: (error as {line: number}).line})
+    }
+    return out
+  }
+
+  it('gives the same records and lines whatever pieces the text arrives in, a long line in many pieces too', () => {
+    const long = `{"a":"${'x'.repeat(5000)}"}`
+    const text = `\uFEFF{"a":1}\r\n\n${long}\n  \n{"b":2}`
+    const whole = [
+      {cells: ['{"a":1}'], line: 1},
+      {cells: [long], line: 3},
+      {cells: ['{"b":2}'], line: 5},
+    ]
+    for (const step of [1, 2, 7, 64, 1000, text.length]) expect(lines(text, step), `by ${step}`).toEqual(whole)
+  })
+
+  it('refuses a line past the bound as it grows, naming the line it starts on', () => {
+    const splitter = new LineSplitter()
+    splitter.push('{"a":1}\n')
+    const piece = 'x'.repeat(64 * 1024)
+    expect(() => {
+      for (let sent = 0; sent <= MAX_RECORD_CHARS; sent += piece.length) splitter.push(piece)
+    }).toThrow(`a line over ${MAX_RECORD_CHARS} characters`)
   })
 })
 

@@ -166,28 +166,47 @@ export class CsvSplitter {
   }
 }
 
-/** JSON lines: a record per line (blank lines skipped), its text without the line break. */
+/**
+ * JSON lines: a record per line (blank lines skipped), its text without the line break. A line
+ * cut by a piece's end is kept as its pieces, joined once its end arrives: linear however many
+ * pieces a long line comes in.
+ */
 export class LineSplitter {
-  private held = ''
+  private pieces: string[] = []
+  private heldLength = 0
   private line = 1
+  private first = true
 
   push(text: string): CsvRecord[] {
-    const held = this.line === 1 && this.held === '' && text.charCodeAt(0) === 0xfeff ? text.slice(1) : this.held + text
+    if (this.first && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    if (text) this.first = false
     const records: CsvRecord[] = []
-    let start = 0
-    for (let at = held.indexOf('\n'); at !== -1; at = held.indexOf('\n', start)) {
-      this.take(held.slice(start, at), records)
+    let at = text.indexOf('\n')
+    if (at === -1) {
+      this.pieces.push(text)
+      this.heldLength += text.length
+      if (this.heldLength > MAX_RECORD_CHARS) throw new CsvError(this.line, `a line over ${MAX_RECORD_CHARS} characters`)
+      return records
+    }
+    this.take(this.pieces.join('') + text.slice(0, at), records)
+    let start = at + 1
+    for (at = text.indexOf('\n', start); at !== -1; at = text.indexOf('\n', start)) {
+      this.take(text.slice(start, at), records)
       start = at + 1
     }
-    this.held = held.slice(start)
-    if (this.held.length > MAX_RECORD_CHARS) throw new CsvError(this.line, `a line over ${MAX_RECORD_CHARS} characters`)
+    const rest = text.slice(start)
+    this.pieces = rest ? [rest] : []
+    this.heldLength = rest.length
+    if (this.heldLength > MAX_RECORD_CHARS) throw new CsvError(this.line, `a line over ${MAX_RECORD_CHARS} characters`)
     return records
   }
 
   end(): CsvRecord[] {
     const records: CsvRecord[] = []
-    if (this.held) this.take(this.held, records)
-    this.held = ''
+    const held = this.pieces.join('')
+    if (held) this.take(held, records)
+    this.pieces = []
+    this.heldLength = 0
     return records
   }
 
