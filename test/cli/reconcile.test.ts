@@ -412,6 +412,19 @@ describe('reconcile: earlier runs', () => {
     expect(run.stderr).toContain(`${other} is not a reconciliation's journal: it is left as it is; give another --journal`)
     expect(readFileSync(other, 'utf8')).toBe(text)
     expect(proxy.received).toEqual([])
+    // a user's own files given as the journal: a CSV (no JSON line in it), another tool's JSON lines
+    for (const [name, content] of [
+      ['important.csv', 'channel,payeeType,payeeAccount,amount\nwalletB,user_id,2088,100\n'],
+      ['events.jsonl', '{"event":"paid","order":"P1"}\n{"event":"refund","order":"P1"}\n'],
+    ]) {
+      const mine = join(c.dir, name)
+      writeFileSync(mine, content)
+      const refused = await c.run(['reconcile', file, ...via(), '--journal', mine])
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain(`${mine} is not a reconciliation's journal: it is left as it is; give another --journal`)
+      expect(readFileSync(mine, 'utf8')).toBe(content)
+    }
+    expect(proxy.received).toEqual([])
   })
 
   it('while a run holds the journal a second is refused; SIGTERM ends the first with 143 and the summary so far; --resume finishes', async () => {

@@ -4,7 +4,7 @@
 // direction is listed to its end. Read back, it says which rows are done, so an interrupted run
 // resumes without asking them again, and it holds every difference: the summary, --json and
 // --out are written from it, and nothing is kept in memory per row.
-import {existsSync, rmSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readSync, rmSync} from 'node:fs'
 import {UsageError} from '../../errors.js'
 import {counted} from '../../protocol/plural.js'
 import {openAppendLog, readAppendLog, type AppendLog} from '../files/append-log.js'
@@ -81,10 +81,33 @@ function count(tally: Tally, difference: Difference): void {
   sum.platformCents += difference.platformCents
 }
 
-async function readJournal(journal: string): Promise<JournalState> {
+/** An entry this journal writes: anything else (another tool's JSON lines) is not a reconciliation's. */
+function isEntry(entry: unknown): entry is JournalEntry {
+  if (typeof entry !== 'object' || entry === null) return false
+  const {type, index, difference} = entry as {type?: unknown; index?: unknown; difference?: unknown}
+  if (type === 'start' || type === 'window') return true
+  if (type === 'match') return typeof index === 'number'
+  return type === 'difference' && (DIFFERENCE_CLASSES as readonly unknown[]).includes(difference)
+}
+
+async function readJournal(journal: string): Promise<JournalState | undefined> {
   const state = emptyState()
-  for await (const entry of readAppendLog<JournalEntry>(journal)) apply(state, entry)
+  for await (const entry of readAppendLog<unknown>(journal)) {
+    if (!isEntry(entry)) return undefined
+    apply(state, entry)
+  }
   return state
+}
+
+/** Whether a file holds a whole line (a start line a kill cut off holds none). */
+function holdsALine(path: string): boolean {
+  const fd = openSync(path, 'r')
+  try {
+    const buffer = Buffer.alloc(64 * 1024)
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).includes(0x0a)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Every difference the journal holds, in the order found. */
@@ -112,9 +135,10 @@ const sameWindow = (a?: Window, b?: Window) => a?.start === b?.start && a?.end =
 export async function priorRun(journal: string, fileSha256: string, options: {ledger: string; resume: boolean; window?: Window}): Promise<{state: JournalState; note?: string}> {
   if (!existsSync(journal)) return {state: emptyState()}
   const read = await readJournal(journal)
-  const start = read.start
-  if (start?.job !== 'reconcile') {
-    if (start || read.done > 0) throw new UsageError(`${journal} is not a reconciliation's journal: it is left as it is; give another --journal`)
+  const start = read?.start
+  if (!read || start?.job !== 'reconcile') {
+    // anything with a whole line in it is someone's file: only a start line cut off is cleared
+    if (!read || start || read.done > 0 || holdsALine(journal)) throw new UsageError(`${journal} is not a reconciliation's journal: it is left as it is; give another --journal`)
     // an empty journal, or one whose start line a kill cut off: nothing was compared
     rmSync(journal, {force: true})
     return {state: emptyState()}
