@@ -52,14 +52,22 @@ Exit codes: 0 found and verified (parts that could not be fetched are warnings);
     for (const warning of warnings) this.warning(warning)
     const failed = story.records.filter((record) => record.state === 'failed verification').length + story.unbelievable.length
     const exitCode = failed > 0 ? 3 : 0
+    // the report first: with --json a report that cannot be written is the one document printed
+    let unwritten: unknown
+    if (report) {
+      const {name, settings} = context.profile
+      try {
+        writeReport(report, storyReport(story, {at: formatGmt8(new Date()), profile: name, baseUrl: settings.baseUrl ?? '', mchNo: settings.mchNo}), this.json ? '--report holds nothing; lookup again without --report to see the story' : '--report holds nothing; the story is above')
+      } catch (error) {
+        if (this.json) throw error
+        unwritten = error
+      }
+    }
     if (this.json) this.io.out(stringifyJson({ok: exitCode === 0, exitCode, data, warnings: [...this.warned]}, 2))
     else this.io.out(renderStory(story, this.io.stdoutTty))
     if (failed > 0) this.notice(`${counted(failed, 'answer')} failed verification (marked): checked with the ${describePlatformKey(context.profile)}`)
-    if (report) {
-      const {name, settings} = context.profile
-      writeReport(report, storyReport(story, {at: formatGmt8(new Date()), profile: name, baseUrl: settings.baseUrl ?? '', mchNo: settings.mchNo}))
-      this.notice(`report written to ${report}`)
-    }
+    if (unwritten) throw unwritten
+    if (report) this.notice(`report written to ${report}`)
     this.setExitCode(exitCode)
     // numbers made plain, as every command returns its data (see toPlain)
     return toPlain(data) as LookupResult

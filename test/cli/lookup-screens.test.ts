@@ -122,6 +122,18 @@ describe('lookup --report FILE', () => {
     expect(statSync(existing).mode & 0o777).toBe(0o600)
     expect(readFileSync(existing, 'utf8')).toContain(order.orderNo)
   })
+
+  it('that the disk refuses (/dev/full, a device written in place) is exit 74: on a screen after the story, with --json one document, the error', async () => {
+    const order = await c.result<PayCreateResult>(['pay', 'create', '--title', 'Full', '--amount', '5'])
+    const shown = await c.run(['lookup', order.orderNo, '--report', '/dev/full'])
+    expect(shown.code).toBe(74)
+    expect(shown.stdout).toContain(order.orderNo)
+    expect(shown.stderr).toContain('/dev/full could not be written (no space left on the device): --report holds nothing; the story is above')
+    const json = await c.run(['lookup', order.orderNo, '--report', '/dev/full', '--json'])
+    expect(json.code).toBe(74)
+    const document = JSON.parse(json.stdout) as {ok: boolean; error: {kind: string; exitCode: number}}
+    expect(document).toMatchObject({ok: false, error: {kind: 'local-write', exitCode: 74}})
+  })
 })
 
 describe('read exactly', () => {
