@@ -3,8 +3,8 @@
 // 0600 and safe to open in a spreadsheet; a write that fails mid-run loses nothing and never
 // leads to paying again.
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cli, type Cli} from '../helpers/cli.js'
@@ -135,6 +135,11 @@ describe('every file a run will write, checked before anything is sent', () => {
     const payees = file()
     expect((await c.run(['transfer', 'batch', payees, '--profile', 'fake', '--yes'])).code).toBe(0)
     await refused(['transfer', 'batch', 'status', payees, '--out', payees], 'is the batch file')
+    // a finished run's journal kept aside (FILE.<start>.<sha>.journal) when the file is paid again on purpose
+    expect((await c.run(['transfer', 'batch', payees, '--profile', 'fake', '--yes', '--again'])).code).toBe(0)
+    const kept = readdirSync(dirname(payees)).filter((name) => name.startsWith(`${basename(payees)}.`) && /\.[0-9a-f]{12}\.journal$/.test(name))
+    expect(kept).toHaveLength(1)
+    await refused(['transfer', 'batch', 'status', join(dirname(payees), kept[0]), '--out', payees], 'is the batch file')
   })
 })
 

@@ -7,7 +7,7 @@ import {UsageError} from '../../errors.js'
 import {checkSamePlatform} from '../files/journal.js'
 import {lockJournal} from '../files/lock.js'
 import {sleep} from '../files/walk.js'
-import {applyResult, checkRunFiles, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
+import {applyResult, batchFileOf, checkRunFiles, openJournal, readJournal, tallyOf, type BatchLog, type JournalState, type RowResult, type Tally} from './journal.js'
 import {writeResults, type BatchSource} from './results.js'
 import {lookUp, sameRow} from './settle.js'
 
@@ -80,7 +80,7 @@ export async function batchStatus(options: StatusOptions): Promise<Status> {
 
 async function settle(options: StatusOptions, journal: string, byJournal: boolean): Promise<Status> {
   const state = await readJournal(journal)
-  const file = byJournal ? journal.slice(0, -'.journal'.length) : options.file
+  const file = byJournal ? batchFileOf(journal) : options.file
   const {start} = state
   // the batch file, when it is the one the journal speaks of: it names the rows never sent
   let source: BatchSource | undefined

@@ -15,7 +15,7 @@
 // and `status`), results.ts (exit code, result CSV, columns). What is not about transfers (the
 // file reader, the CSV writer, the bounded walk over rows, the journal's lock) is in ../files/.
 export {derivedBizTransferNo, PLAN_COLUMNS, planBatch, plannedRows, type Plan, type PlannedRow, type RowProblem} from './file.js'
-export type {Tally} from './journal.js'
+export {batchFileOf, type Tally} from './journal.js'
 export {runBatch, type Summary} from './sending.js'
 export {batchStatus, type Status} from './following.js'
 export {batchExitCode, RESULT_COLUMNS} from './results.js'

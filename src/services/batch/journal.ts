@@ -217,6 +217,12 @@ function archiveName(file: string, start: StartEntry): string {
   return `${file}.${start.at.replace(/[:.]/g, '-')}.${start.fileSha256.slice(0, 12)}.journal`
 }
 
+/** The batch file a journal is of: FILE.journal, or a finished run's FILE.<start>.<sha>.journal kept aside. */
+export function batchFileOf(journal: string): string {
+  const kept = /^(.+)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.[0-9a-f]{12}\.journal$/.exec(journal)
+  return kept ? kept[1] : journal.slice(0, -'.journal'.length)
+}
+
 /** The latest journal kept aside of a finished run of this content, if any. */
 async function keptJournal(file: string, fileSha256: string): Promise<string | undefined> {
   const prefix = `${basename(file)}.`

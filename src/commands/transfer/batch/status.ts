@@ -3,7 +3,7 @@ import {apiFlags, Args, BaseCommand, Flags} from '../../../cli/base.js'
 import {commandLine, countsLine, failedRowLines, interruptible, parseWait, profileWords, typed, verdict, waitFlag, waitNote, withWaitDefault} from '../../../cli/batch.js'
 import {stringifyJson} from '../../../protocol/json.js'
 import {counted} from '../../../protocol/plural.js'
-import {batchStatus, RESULT_COLUMNS, type Status} from '../../../services/batch/index.js'
+import {batchFileOf, batchStatus, RESULT_COLUMNS, type Status} from '../../../services/batch/index.js'
 
 /** The rows by outcome now, the failed ones, the rows the run never sent, the journal and result files, and the run's own flags. */
 export type TransferBatchStatusResult = Status
@@ -48,7 +48,7 @@ export default class TransferBatchStatus extends BaseCommand {
       interrupt.release()
     }
     // the commands that go on: the run's own flags, this profile's, and the result file
-    const file = typed(target.endsWith('.journal') ? target.slice(0, -'.journal'.length) : target)
+    const file = typed(target.endsWith('.journal') ? batchFileOf(target) : target)
     const out = tally.outFile ? ['--out', typed(tally.outFile)] : []
     const profile = profileWords(flags)
     const next = {
