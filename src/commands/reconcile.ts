@@ -1,7 +1,7 @@
 import {resolve} from 'node:path'
 import {apiFlags, Args, BaseCommand, Flags} from '../cli/base.js'
 import {commandLine, interruptible, profileWords, progressBar, typed} from '../cli/batch.js'
-import {PlatformError} from '../errors.js'
+import {LocalWriteError, PlatformError} from '../errors.js'
 import {closingNote, differenceLines, planLines, summaryLine, summaryTable, writeJsonDocument} from '../output/reconcile.js'
 import {counted} from '../protocol/plural.js'
 import {checkOnly, checkWindow, DIFFERENCE_COLUMNS, differencesIn, LEDGER_COLUMNS, reconcile, reconcileExitCode, type LedgerPlan, type Summary} from '../services/reconcile/index.js'
@@ -95,6 +95,8 @@ Differences are printed as they are found (a table on a terminal, tab-separated 
     } catch (error) {
       // a session that ended: log in, then go on
       if (error instanceof PlatformError && error.code === 401) error.hint = `log in with: unipay mch login --account ACCOUNT; then go on with: ${resumeCommand(args.ledger, flags)}`
+      // a journal or --out the disk refused: every row compared is in the journal; the command that goes on
+      if (error instanceof LocalWriteError) error.hint ??= `once the disk takes it: ${resumeCommand(args.ledger, flags)}`
       throw error
     } finally {
       progress?.stop()

@@ -151,7 +151,11 @@ async function walk(options: RunOptions, checked: CheckedLedger, connected: Omit
   options.onStart?.(plan, previouslyDone)
   const health = new Health(options.signal)
   const platform: Platform = {...connected, health}
+  // rows still in flight when the drain gave up on them end after the journal is closed: they are
+  // neither recorded nor reported (a difference is reported only once it is on disk), and asked again by --resume
+  let closed = false
   const record = (outcome: Compared, index: number) => {
+    if (closed) return
     if ('matched' in outcome) {
       // a match a kill may lose is only asked again
       const entry = {type: 'match' as const, index, cents: outcome.cents}
@@ -196,12 +200,15 @@ async function walk(options: RunOptions, checked: CheckedLedger, connected: Omit
     stopped = health.stopped
     if (!stopped && options.window && !state.windowDone && connected.management) stopped = await listWindow(options, checked, connected.management, state, log)
   } finally {
+    closed = true
     log.close()
   }
   if (options.outFile) {
     try {
       await writeCsv(options.outFile, [...DIFFERENCE_COLUMNS], differencesIn(options.journal))
     } catch (error) {
+      // only what the disk refused: anything else is not a write's failure
+      if (!(error as NodeJS.ErrnoException).code) throw error
       throw new LocalWriteError(options.outFile, error, `every difference is in the journal ${options.journal}: run again with --resume to write it, nothing is asked again`)
     }
   }
