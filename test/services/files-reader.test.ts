@@ -84,6 +84,14 @@ describe('the CSV splitter', () => {
       for (let held = 0; held <= MAX_RECORD_CHARS + piece.length; held += piece.length) splitter.push(piece)
     }).toThrow(`a record over ${MAX_RECORD_CHARS} characters (an unclosed quote?)`)
   })
+
+  it('refuses a whole record past the bound that arrives in one piece, after the records before it', () => {
+    expect(split(`a,b\n1,2\n3,${'x'.repeat(MAX_RECORD_CHARS)}\n`, MAX_RECORD_CHARS * 2)).toEqual([
+      {cells: ['a', 'b'], line: 1},
+      {cells: ['1', '2'], line: 2},
+      {error: `a record over ${MAX_RECORD_CHARS} characters`, line: 3},
+    ])
+  })
 })
 
 describe('the JSON-lines splitter', () => {

@@ -100,6 +100,13 @@ export class CsvSplitter {
         this.retryAt = this.held.length * 2
         return records
       }
+      // a whole record past the bound too, not only one still cut by a piece's end
+      if (record.next - at > MAX_RECORD_CHARS) {
+        const error = new CsvError(startLine, `a record over ${MAX_RECORD_CHARS} characters`)
+        if (records.length === 0) throw error
+        this.failed = error
+        return records
+      }
       at = record.next
       if (record.cells.length === 1 && record.cells[0] === '' && !record.quoted) continue
       records.push({cells: record.cells, line: startLine})
