@@ -18,9 +18,8 @@ async function read(name: string, content: string | Buffer): Promise<(FileRow | 
   return all
 }
 
-/** The records of CSV text fed `step` characters at a time. */
-function split(text: string, step: number, delimiter = ','): unknown[] {
-  const splitter = new CsvSplitter(delimiter)
+/** The records a splitter makes of text fed `step` characters at a time, an error last. */
+function fed(splitter: CsvSplitter | LineSplitter, text: string, step: number): unknown[] {
   const out: unknown[] = []
   try {
     for (let at = 0; at < text.length; at += step) out.push(...splitter.push(text.slice(at, at + step)))
@@ -30,6 +29,9 @@ function split(text: string, step: number, delimiter = ','): unknown[] {
   }
   return out
 }
+
+/** The records of CSV text fed `step` characters at a time. */
+const split = (text: string, step: number, delimiter = ',') => fed(new CsvSplitter(delimiter), text, step)
 
 describe('the CSV splitter', () => {
   const files = [
@@ -95,18 +97,7 @@ describe('the CSV splitter', () => {
 })
 
 describe('the JSON-lines splitter', () => {
-  /** The records of text fed `step` characters at a time. */
-  function lines(text: string, step: number): unknown[] {
-    const splitter = new LineSplitter()
-    const out: unknown[] = []
-    try {
-      for (let at = 0; at < text.length; at += step) out.push(...splitter.push(text.slice(at, at + step)))
-      out.push(...splitter.end())
-    } catch (error) {
-      out.push({error: (error as Error).message, line: (error as {line: number}).line})
-    }
-    return out
-  }
+  const lines = (text: string, step: number) => fed(new LineSplitter(), text, step)
 
   it('gives the same records and lines whatever pieces the text arrives in, a long line in many pieces too', () => {
     const long = `{"a":"${'x'.repeat(5000)}"}`
